@@ -1,0 +1,304 @@
+/* frame.c - the frame model: interning, the frame-line grammar, names */
+#include <string.h>
+
+#include "internal.h"
+
+struct frame_ent {
+	struct kp_frame f;
+	UT_hash_handle hh;
+};
+
+static struct frame_ent *frames;
+
+const struct kp_frame *
+kp_frame_intern(const struct kp_frame *f)
+{
+	struct frame_ent *e;
+
+	HASH_FIND(hh, frames, f, sizeof(*f), e);
+	if (e)
+		return &e->f;
+	e = kp_arena_alloc(sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->f = *f;
+	HASH_ADD(hh, frames, f, sizeof(e->f), e);
+	return &e->f;
+}
+
+const struct kp_frame *
+kp_frame_make(uint64_t addr, unsigned flags, const char *sym,
+	      const char *module)
+{
+	struct kp_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.flags = flags;
+	f.sym = kp_intern_str(sym);
+	f.module = kp_intern_str(module);
+	return kp_frame_intern(&f);
+}
+
+size_t
+kp_frame_count(void)
+{
+	return HASH_COUNT(frames);
+}
+
+static inline bool
+is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool
+is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/*
+ * "+OFF" or "+OFF/SIZE" at the end of [s, e): hex, each with or without
+ * 0x.  On success *plus points at the '+'.
+ */
+static bool
+parse_offsize(const char *s, const char *e, const char **plus,
+	      struct kp_frame *f)
+{
+	const char *p = e, *slash = NULL;
+	uint64_t off, size;
+
+	while (p > s && p[-1] != '+') {
+		if (p[-1] == '/' && !slash)
+			slash = p - 1;
+		else if (!is_hex(p[-1]) && p[-1] != 'x' && p[-1] != 'X')
+			return false;
+		p--;
+	}
+	if (p == s)
+		return false;
+	if (kp_parse_u64(p, (size_t)((slash ? slash : e) - p), 16, &off) < 0)
+		return false;
+	if (slash && kp_parse_u64(slash + 1, (size_t)(e - slash - 1), 16,
+				  &size) < 0)
+		return false;
+	*plus = p - 1;
+	f->off = off;
+	f->flags |= KP_F_OFF;
+	if (slash) {
+		f->size = size;
+		f->flags |= KP_F_SIZE;
+	}
+	return true;
+}
+
+/* Trailing "(inexact)", "(inline)" and "(at FILE:LINE)", any order. */
+static const char *
+strip_annotations(const char *s, const char *e, struct kp_frame *f)
+{
+	const char *open, *colon;
+	uint64_t line;
+
+	for (;;) {
+		if (e - s < 3 || e[-1] != ')')
+			return e;
+		open = e - 1;
+		while (open > s && *open != '(')
+			open--;
+		if (*open != '(' || open == s || !is_blank(open[-1]))
+			return e;
+		if (e - open == 9 && memcmp(open, "(inexact)", 9) == 0) {
+			f->flags |= KP_F_INEXACT;
+		} else if (e - open == 8 && memcmp(open, "(inline)", 8) == 0) {
+			f->flags |= KP_F_INLINE;
+		} else if (e - open > 5 && memcmp(open, "(at ", 4) == 0) {
+			colon = e - 1;
+			while (colon > open + 4 && *colon != ':')
+				colon--;
+			if (colon > open + 4 &&
+			    kp_parse_u64(colon + 1, (size_t)(e - 1 - colon - 1),
+					 10, &line) == 0 &&
+			    line <= UINT32_MAX) {
+				f->file = kp_intern(open + 4,
+						    (size_t)(colon - open - 4));
+				f->line = (uint32_t)line;
+			} else {
+				f->file = kp_intern(open + 4,
+						    (size_t)(e - 1 - open - 4));
+			}
+		} else {
+			return e;
+		}
+		e = open;
+		while (e > s && is_blank(e[-1]))
+			e--;
+	}
+}
+
+/* "[module]", "[module" (no ']') or "[module+0xOFF/0xSIZE]". */
+static void
+parse_module(const char *p, const char *e, bool with_off, struct kp_frame *f)
+{
+	const char *plus;
+
+	p++; /* '[' */
+	if (e > p && e[-1] == ']')
+		e--;
+	if (with_off && parse_offsize(p, e, &plus, f))
+		e = plus;
+	if (e > p)
+		f->module = kp_intern(p, (size_t)(e - p));
+}
+
+int
+kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
+	       const char **why)
+{
+	const char *e = s + len, *p, *tok, *mod, *plus;
+	size_t n;
+
+	memset(f, 0, sizeof(*f));
+	while (s < e && is_blank(*s))
+		s++;
+	while (e > s && is_blank(e[-1]))
+		e--;
+	if (s == e) {
+		*why = "empty frame line";
+		return -1;
+	}
+	if (memchr(s, '\0', (size_t)(e - s))) {
+		*why = "NUL byte in frame line";
+		return -1;
+	}
+	e = strip_annotations(s, e, f);
+	p = s;
+	if (*p != ':') {
+		/* ADDRESS: 0xHEX, or bare HEX when a ':' follows */
+		bool has0x = e - p > 2 && p[0] == '0' &&
+			     (p[1] == 'x' || p[1] == 'X');
+		const char *q;
+
+		tok = p;
+		if (has0x)
+			p += 2;
+		while (p < e && is_hex(*p))
+			p++;
+		n = (size_t)(p - tok);
+		for (q = p; q < e && is_blank(*q); q++)
+			;
+		if ((p < e && !is_blank(*p)) || n == 0 ||
+		    kp_parse_u64(tok, n, 16, &f->addr) < 0 ||
+		    (!has0x && (q == e || *q != ':'))) {
+			*why = "not a frame line (expected 'ADDRESS : SYMBOL' "
+			       "or ': SYMBOL')";
+			return -1;
+		}
+		f->flags |= KP_F_ADDR;
+		while (p < e && is_blank(*p))
+			p++;
+		if (p == e)
+			return 0;
+		if (*p == '[') {
+			parse_module(p, e, true, f);
+			return 0;
+		}
+		if (*p != ':') {
+			*why = "expected ':' or '[' after the address";
+			return -1;
+		}
+	}
+	p++; /* ':' */
+	while (p < e && is_blank(*p))
+		p++;
+	/* MODULE: the last " [" */
+	for (mod = e - 1; mod > p; mod--)
+		if (*mod == '[' && is_blank(mod[-1]))
+			break;
+	if (mod > p) {
+		parse_module(mod, e, false, f);
+		e = mod;
+		while (e > p && is_blank(e[-1]))
+			e--;
+	}
+	if (e > p && parse_offsize(p, e, &plus, f) && plus > p)
+		e = plus;
+	else
+		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
+	if (e > p)
+		f->sym = kp_intern(p, (size_t)(e - p));
+	if (!f->sym && !(f->flags & KP_F_ADDR)) {
+		*why = "frame has neither address nor symbol";
+		return -1;
+	}
+	/* the old perf converter printed the address as the offset */
+	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
+	    f->off == f->addr)
+		f->flags &= ~(uint32_t)KP_F_OFF;
+	return 0;
+}
+
+bool
+kp_module_is_kernel(const char *m)
+{
+	size_t n;
+
+	if (!m || !*m)
+		return false;
+	if (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
+	    strcmp(m, "[kernel.kallsyms]") == 0 ||
+	    strcmp(m, "kernel.kallsyms") == 0)
+		return true;
+	if (m[0] == '/' || m[0] == '[' || strchr(m, '/'))
+		return false;
+	n = strlen(m);
+	if (n > 3 && strcmp(m + n - 3, ".so") == 0)
+		return false;
+	if (strstr(m, ".so."))
+		return false;
+	return true;
+}
+
+static void
+reserve(char **buf, size_t *cap, size_t need)
+{
+	if (*cap < need + 1) {
+		*cap = need + 64;
+		*buf = kp_xrealloc(*buf, *cap);
+	}
+}
+
+size_t
+kp_frame_name(const struct kp_frame *f, bool want_off, bool want_addr,
+	      char **buf, size_t *cap)
+{
+	size_t n;
+
+	if (f->sym) {
+		n = strlen(f->sym);
+		reserve(buf, cap, n + 24);
+		memcpy(*buf, f->sym, n);
+		if (want_off && (f->flags & KP_F_OFF))
+			n += (size_t)snprintf(*buf + n, 24, "+0x%llx",
+					      (unsigned long long)f->off);
+		(*buf)[n] = '\0';
+		return n;
+	}
+	if (want_addr && (f->flags & KP_F_ADDR)) {
+		reserve(buf, cap, 24);
+		return (size_t)snprintf(*buf, 24, "0x%llx",
+					(unsigned long long)f->addr);
+	}
+	if (f->module) {
+		n = strlen(f->module);
+		reserve(buf, cap, n + 2);
+		(*buf)[0] = '[';
+		memcpy(*buf + 1, f->module, n);
+		(*buf)[n + 1] = ']';
+		(*buf)[n + 2] = '\0';
+		return n + 2;
+	}
+	reserve(buf, cap, 10);
+	memcpy(*buf, "[unknown]", 10);
+	return 9;
+}

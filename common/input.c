@@ -1,0 +1,178 @@
+/* input.c - line input: one big buffer, read(2), memchr */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+#define KP_INPUT_BUF (1u << 20)
+#define KP_MAX_LINE (256u << 20)
+#define KP_SHOW_SKIPS 5
+
+struct kp_input {
+	int fd;
+	char *name;
+	char *buf;
+	size_t cap;   /* allocated size of buf (one byte more for the NUL) */
+	size_t start; /* first unread byte */
+	size_t end;   /* end of valid data */
+	bool eof;
+	unsigned long lineno;
+};
+
+struct kp_input *
+kp_input_open(const char *path)
+{
+	struct kp_input *in = kp_xcalloc(1, sizeof(*in));
+
+	if (!path || strcmp(path, "-") == 0) {
+		in->fd = 0;
+		in->name = kp_xstrdup("<stdin>");
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0)
+			kp_die("cannot open %s:", path);
+		in->name = kp_xstrdup(path);
+	}
+	in->cap = KP_INPUT_BUF;
+	in->buf = kp_xmalloc(in->cap + 1);
+	return in;
+}
+
+/* Read more data after end; false at end of file. */
+static bool
+fill(struct kp_input *in)
+{
+	ssize_t n;
+
+	if (in->eof)
+		return false;
+	if (in->start == in->end)
+		in->start = in->end = 0;
+	if (in->start > 0 && in->end == in->cap) {
+		memmove(in->buf, in->buf + in->start, in->end - in->start);
+		in->end -= in->start;
+		in->start = 0;
+	}
+	if (in->end == in->cap) {
+		if (in->cap >= KP_MAX_LINE)
+			kp_input_die(in, "line longer than %u MiB",
+				     KP_MAX_LINE >> 20);
+		in->cap *= 2;
+		in->buf = kp_xrealloc(in->buf, in->cap + 1);
+	}
+	for (;;) {
+		n = read(in->fd, in->buf + in->end, in->cap - in->end);
+		if (n >= 0)
+			break;
+		if (errno != EINTR)
+			kp_die("read error on %s:", in->name);
+	}
+	if (n == 0) {
+		in->eof = true;
+		return false;
+	}
+	in->end += (size_t)n;
+	return true;
+}
+
+char *
+kp_input_getline(struct kp_input *in, size_t *len)
+{
+	char *line, *nl;
+	size_t scanned = 0, n;
+
+	for (;;) {
+		line = in->buf + in->start;
+		nl = memchr(line + scanned, '\n', in->end - in->start - scanned);
+		if (nl)
+			break;
+		scanned = in->end - in->start;
+		if (!fill(in)) {
+			if (in->start == in->end)
+				return NULL;
+			/* a last line without its newline */
+			line = in->buf + in->start;
+			nl = in->buf + in->end;
+			break;
+		}
+	}
+	line = in->buf + in->start;
+	n = (size_t)(nl - line);
+	in->start += n + (nl < in->buf + in->end);
+	in->lineno++;
+	if (n && line[n - 1] == '\r')
+		n--;
+	line[n] = '\0';
+	*len = n;
+	return line;
+}
+
+size_t
+kp_input_peek(struct kp_input *in, const char **p)
+{
+	while (in->end - in->start < 1024 && !in->eof) {
+		if (in->end == in->cap && in->start == 0)
+			break;
+		if (!fill(in))
+			break;
+	}
+	*p = in->buf + in->start;
+	return in->end - in->start;
+}
+
+unsigned long
+kp_input_lineno(const struct kp_input *in)
+{
+	return in->lineno;
+}
+
+const char *
+kp_input_name(const struct kp_input *in)
+{
+	return in->name;
+}
+
+void
+kp_input_skip(struct kp_input *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (kp_skipped++ < KP_SHOW_SKIPS) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s:%lu: ", kp_progname, in->name,
+			in->lineno);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+}
+
+void
+kp_input_die(struct kp_input *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: %s:%lu: ", kp_progname, in->name, in->lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(KP_EXIT_FATAL);
+}
+
+void
+kp_input_close(struct kp_input *in)
+{
+	if (!in)
+		return;
+	if (in->fd > 0)
+		close(in->fd);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}

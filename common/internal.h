@@ -1,0 +1,16 @@
+/* internal.h - what common/ shares inside itself: the arena, uthash setup */
+#ifndef KP_INTERNAL_H
+#define KP_INTERNAL_H
+
+#include "kp.h"
+
+/* uthash with kp's faster hash, and a fatal error on out of memory. */
+#define HASH_FUNCTION(keyptr, keylen, hashv) \
+	((hashv) = (unsigned)kp_hash((keyptr), (keylen)))
+#define uthash_fatal(msg) kp_die("out of memory")
+#include <uthash.h>
+
+/* A bump allocator: memory that lives until the process ends. */
+void *kp_arena_alloc(size_t n);
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * kp.h - the shared library of the kp filters.
+ *
+ * One header for everything in common/: error conventions, line input,
+ * the string interner, the frame and stack model, the kp reader and
+ * writer (the only code that parses or prints kp frame lines), stack
+ * aggregation, and metadata.  The contract the format follows is
+ * man/kp.5.
+ *
+ * Conventions: exported names are kp_object_verb; the library never
+ * prints to stdout; a fatal error (out of memory, a read error) prints
+ * "prog: what: strerror" and exits 2, so callers never see NULL from the
+ * allocating functions.
+ */
+#ifndef KP_H
+#define KP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, shared by every filter (man/kp.5, EXIT STATUS). */
+#define KP_EXIT_OK 0      /* success */
+#define KP_EXIT_SKIPPED 1 /* output written, but input lines were skipped */
+#define KP_EXIT_FATAL 2   /* cannot open, read, write, out of memory */
+#define KP_EXIT_USAGE 64  /* bad command line */
+
+/* ---- util.c: program name, messages, memory ---- */
+
+extern const char *kp_progname;
+
+/*
+ * Set kp_progname from argv[0], restore the default SIGPIPE action (so
+ * that "kp-fold | head -1" ends quietly) and give stdout a large buffer.
+ */
+void kp_init(char **argv);
+
+/* "prog: msg" on stderr; a format ending in ':' appends strerror(errno). */
+void kp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, then exit(KP_EXIT_FATAL). */
+_Noreturn void kp_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* "prog: msg", a hint to run "prog -h", exit(KP_EXIT_USAGE). */
+_Noreturn void kp_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+void *kp_xmalloc(size_t n);
+void *kp_xcalloc(size_t n, size_t size);
+void *kp_xrealloc(void *p, size_t n);
+char *kp_xstrdup(const char *s);
+char *kp_xstrndup(const char *s, size_t n);
+
+/*
+ * Strict unsigned parse of s[0..len): base 10 or 16 (an optional 0x/0X
+ * prefix is accepted for base 16).  Returns 0 on success, -1 when the
+ * text is empty, holds another character, or overflows 64 bits (errno
+ * is ERANGE then).
+ */
+int kp_parse_u64(const char *s, size_t len, int base, uint64_t *out);
+
+/* Parse a command-line number (for -n, -d ...); usage error if bad. */
+uint64_t kp_arg_u64(const char *opt, const char *arg);
+double kp_arg_double(const char *opt, const char *arg);
+
+/* 64-bit hash of a byte string (fast, not cryptographic). */
+uint64_t kp_hash(const void *p, size_t len);
+
+/*
+ * The number of input lines skipped so far across all inputs, and the
+ * end of a filter: flush and check stdout (a write error is reported
+ * and gives KP_EXIT_FATAL; EPIPE ends quietly), print a summary of the
+ * skipped lines, and return the exit status to pass to exit().
+ */
+extern unsigned long kp_skipped;
+int kp_finish(void);
+/* Check a stream opened for output (fflush + ferror + fclose). */
+int kp_close_output(FILE *fp, const char *name);
+
+/* ---- input.c: fast line input ---- */
+
+struct kp_input;
+
+/* "-" or NULL is stdin.  Cannot open: message and exit 2. */
+struct kp_input *kp_input_open(const char *path);
+/*
+ * The next line without its "\n" or "\r\n", NUL-terminated; *len is its
+ * length (the line may itself contain NUL bytes).  NULL at end of input.
+ * The pointer is valid until the next call.  A read error is fatal.
+ */
+char *kp_input_getline(struct kp_input *in, size_t *len);
+unsigned long kp_input_lineno(const struct kp_input *in);
+const char *kp_input_name(const struct kp_input *in);
+/*
+ * A skipped input line: "prog: FILE:LINE: why" for the first few, then
+ * counted silently (kp_finish prints the total).
+ */
+void kp_input_skip(struct kp_input *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A fatal problem with the input: "prog: FILE:LINE: why", exit 2. */
+_Noreturn void kp_input_die(struct kp_input *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The first bytes of the input, without consuming them (format checks). */
+size_t kp_input_peek(struct kp_input *in, const char **p);
+void kp_input_close(struct kp_input *in);
+
+/* ---- strtab.c: the string interner ---- */
+
+/*
+ * Each distinct string is stored once; equal strings get the same
+ * pointer, so interned strings compare with ==.  The strings live until
+ * the process ends.
+ */
+const char *kp_intern(const char *s, size_t len);
+const char *kp_intern_str(const char *s);
+size_t kp_intern_count(void);
+
+/* ---- frame.c: the frame model and the frame-line syntax ---- */
+
+enum {
+	KP_F_ADDR = 1 << 0,    /* addr is known */
+	KP_F_OFF = 1 << 1,     /* off is known */
+	KP_F_SIZE = 1 << 2,    /* size is known */
+	KP_F_INEXACT = 1 << 3, /* SystemTap's "(inexact)" */
+	KP_F_INLINE = 1 << 4,  /* an inlined function at its caller's addr */
+};
+
+/*
+ * One frame.  sym, module and file are interned (or NULL when unknown).
+ * Without sym, off and size are relative to the module (SystemTap's
+ * "0xADDR [kernel+0x10/0x20]").  Frames are interned too: two equal
+ * frames are one pointer (kp_frame_intern), so a stack is an array of
+ * frame pointers that hashes and compares as plain memory.
+ */
+struct kp_frame {
+	uint64_t addr;
+	uint64_t off;
+	uint64_t size;
+	const char *sym;
+	const char *module;
+	const char *file; /* source file, with line (kp-addr2sym -l) */
+	uint32_t line;
+	uint32_t flags;
+};
+
+/* Return the unique pointer for a frame equal to *f. */
+const struct kp_frame *kp_frame_intern(const struct kp_frame *f);
+/* Helper: intern a frame from parts (any of sym/module may be NULL). */
+const struct kp_frame *kp_frame_make(uint64_t addr, unsigned flags,
+				     const char *sym, const char *module);
+size_t kp_frame_count(void);
+
+/*
+ * Parse one frame line (already stripped of its line end).  Returns 0
+ * and fills *f (strings interned), or -1 with *why set to a static
+ * description of what is wrong.
+ */
+int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
+		   const char **why);
+
+/* True when the module names kernel code (kernel, vmlinux, a module). */
+bool kp_module_is_kernel(const char *module);
+
+/*
+ * The name of a frame as the folded format and the reports show it:
+ * the symbol (with "+0xOFF" if want_off), else the address if want_addr,
+ * else "[module]" or "[unknown]".  Writes into buf (grown as needed),
+ * returns its length.
+ */
+size_t kp_frame_name(const struct kp_frame *f, bool want_off, bool want_addr,
+		     char **buf, size_t *cap);
+
+/* ---- stacks ---- */
+
+/* A stack: frames leaf (innermost) first, and its count (or weight). */
+struct kp_stack {
+	const struct kp_frame **frames;
+	size_t n;
+	uint64_t count;
+};
+
+/* ---- meta.c: "# key: value" metadata ---- */
+
+/*
+ * Metadata lines read from inputs (or added by a filter) in order of
+ * first appearance; a line equal to one already held is not added
+ * twice.  kp_meta_set replaces the value of a key or appends it.
+ */
+void kp_meta_add_line(const char *line, size_t len);
+void kp_meta_set(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The value of key (the text after "# key: "), or NULL. */
+const char *kp_meta_get(const char *key);
+size_t kp_meta_count(void);
+const char *kp_meta_line(size_t i); /* "# key: value", no newline */
+
+/* ---- reader.c: the kp reader ---- */
+
+struct kp_reader;
+
+/* Open a kp (or SystemTap) stream; "-" is stdin.  Cannot open: exit 2. */
+struct kp_reader *kp_reader_open(const char *path);
+/*
+ * The next record, or NULL at the end of the input.  The stack and its
+ * frame array are valid until the next call.  Metadata lines go to
+ * kp_meta_*; malformed records are skipped with kp_input_skip.
+ */
+const struct kp_stack *kp_reader_next(struct kp_reader *rd);
+struct kp_input *kp_reader_input(struct kp_reader *rd);
+void kp_reader_close(struct kp_reader *rd);
+
+/*
+ * Hook for readers of other formats (stap2kp's backtrace() hex lists):
+ * called for a line the kp grammar rejects; return true if the hook
+ * consumed it (having pushed frames with kp_reader_push).
+ */
+typedef bool (*kp_reader_hook)(struct kp_reader *rd, const char *line,
+			       size_t len, void *arg);
+void kp_reader_set_hook(struct kp_reader *rd, kp_reader_hook hook, void *arg);
+void kp_reader_push(struct kp_reader *rd, const struct kp_frame *f);
+
+/* ---- agg.c: stack aggregation ---- */
+
+struct kp_agg;
+
+struct kp_agg *kp_agg_new(void);
+/*
+ * Add count samples of the stack frames[0..n) (leaf first).  Identical
+ * stacks merge and their counts add.  Returns 0, or -1 if the sum would
+ * overflow 64 bits (nothing is added then).
+ */
+int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
+	       size_t n, uint64_t count);
+/* Distinct stacks, in order of first appearance. */
+size_t kp_agg_len(const struct kp_agg *agg);
+const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);
+/* Sum of all counts (saturating at UINT64_MAX; see kp_agg_total_ok). */
+uint64_t kp_agg_total(const struct kp_agg *agg);
+bool kp_agg_total_ok(const struct kp_agg *agg);
+/* Sort the stacks (qsort comparator on const struct kp_stack *const *). */
+void kp_agg_sort(struct kp_agg *agg,
+		 int (*cmp)(const void *, const void *));
+/* Read a whole kp input into agg (convenience for analysis filters). */
+void kp_agg_read(struct kp_agg *agg, const char *path);
+void kp_agg_free(struct kp_agg *agg);
+
+/* ---- writer.c: the canonical kp writer ---- */
+
+/* One frame line, canonical (man/kp.5), with its newline. */
+void kp_write_frame(FILE *out, const struct kp_frame *f);
+/* All metadata lines. */
+void kp_write_meta(FILE *out);
+/* "!", the frames, the count line. */
+void kp_write_stack(FILE *out, const struct kp_stack *st);
+/* The final "!" that marks a complete stream. */
+void kp_write_end(FILE *out);
+/* Metadata, every stack of agg in its order, and the final "!". */
+void kp_write_agg(FILE *out, const struct kp_agg *agg);
+
+#endif /* KP_H */

@@ -1,0 +1,102 @@
+/* meta.c - "# key: value" metadata lines, kept in order of appearance */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static char **lines;
+static size_t nlines, caplines;
+
+/* The key of "# key: value" is the text up to ':' (blanks trimmed). */
+static size_t
+key_span(const char *line, const char **key)
+{
+	const char *p = line + 1, *c;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	c = strchr(p, ':');
+	*key = p;
+	return c ? (size_t)(c - p) : 0;
+}
+
+static void
+append(char *copy)
+{
+	if (nlines == caplines) {
+		caplines = caplines ? caplines * 2 : 16;
+		lines = kp_xrealloc(lines, caplines * sizeof(*lines));
+	}
+	lines[nlines++] = copy;
+}
+
+void
+kp_meta_add_line(const char *line, size_t len)
+{
+	size_t i;
+
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (memchr(line, '\0', len))
+		return;
+	for (i = 0; i < nlines; i++)
+		if (strlen(lines[i]) == len && memcmp(lines[i], line, len) == 0)
+			return;
+	append(kp_xstrndup(line, len));
+}
+
+void
+kp_meta_set(const char *key, const char *fmt, ...)
+{
+	char *value, *line;
+	const char *k;
+	size_t i, klen = strlen(key);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&value, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		kp_die("out of memory");
+	if (asprintf(&line, "# %s: %s", key, value) < 0)
+		kp_die("out of memory");
+	free(value);
+	for (i = 0; i < nlines; i++)
+		if (key_span(lines[i], &k) == klen &&
+		    memcmp(k, key, klen) == 0) {
+			free(lines[i]);
+			lines[i] = line;
+			return;
+		}
+	append(line);
+}
+
+const char *
+kp_meta_get(const char *key)
+{
+	const char *k, *v;
+	size_t i, klen = strlen(key);
+
+	for (i = 0; i < nlines; i++)
+		if (key_span(lines[i], &k) == klen &&
+		    memcmp(k, key, klen) == 0) {
+			v = k + klen + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			return v;
+		}
+	return NULL;
+}
+
+size_t
+kp_meta_count(void)
+{
+	return nlines;
+}
+
+const char *
+kp_meta_line(size_t i)
+{
+	return i < nlines ? lines[i] : NULL;
+}

@@ -1,0 +1,233 @@
+/*
+ * reader.c - the kp reader: one streaming pass, records out.
+ *
+ * Accepted input (man/kp.5 has the full grammar):
+ *
+ *	# event: cpu-clock
+ *	!
+ *	 0xffffffff814cde75 : net_rx_action+0x105/0x2b0 [kernel]
+ *	 0xffffffff8106602d : irq_exit+0xbd/0xe0 [kernel
+ *	 0xffffffff816b8aab : vfs_read+0xbb/0x360 [kernel] (inexact)
+ *	 0x00000000000f82ad : read+0xd/0x4d [/usr/lib/x86_64-linux-gnu/libc.so.6]
+ *	 0xffffffff81000000 [kernel+0x10/0x20]
+ *	 0xffffffff81000000
+ *	ffffffff81039e37 : smp_call_function_single_interrupt+ffffffff81039e37
+ *	 : folded_frame_without_address
+ *		1168
+ *	!
+ *
+ * Blank lines, blanks and tabs around any line, CRLF line ends and a
+ * missing final newline are accepted everywhere; the opening "!" is
+ * optional, so plain SystemTap print_stack output is valid input.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_META 10000
+#define MAX_CACHED_LINES (1u << 22)
+
+/* line text -> interned frame, so each distinct line is parsed once */
+struct line_ent {
+	uint64_t hash;
+	const char *text;
+	size_t len;
+	const struct kp_frame *f;
+};
+
+struct kp_reader {
+	struct kp_input *in;
+	const struct kp_frame **frames;
+	size_t n, cap;
+	bool bad; /* the current record holds a rejected line */
+	struct kp_stack st;
+	kp_reader_hook hook;
+	void *hook_arg;
+	struct line_ent *cache;
+	size_t cache_cap, cache_len;
+};
+
+struct kp_reader *
+kp_reader_open(const char *path)
+{
+	struct kp_reader *rd = kp_xcalloc(1, sizeof(*rd));
+
+	rd->in = kp_input_open(path);
+	rd->cap = 64;
+	rd->frames = kp_xmalloc(rd->cap * sizeof(*rd->frames));
+	rd->cache_cap = 1024;
+	rd->cache = kp_xcalloc(rd->cache_cap, sizeof(*rd->cache));
+	return rd;
+}
+
+struct kp_input *
+kp_reader_input(struct kp_reader *rd)
+{
+	return rd->in;
+}
+
+void
+kp_reader_set_hook(struct kp_reader *rd, kp_reader_hook hook, void *arg)
+{
+	rd->hook = hook;
+	rd->hook_arg = arg;
+}
+
+void
+kp_reader_push(struct kp_reader *rd, const struct kp_frame *f)
+{
+	if (rd->n == rd->cap) {
+		rd->cap *= 2;
+		rd->frames = kp_xrealloc(rd->frames,
+					 rd->cap * sizeof(*rd->frames));
+	}
+	rd->frames[rd->n++] = f;
+}
+
+static void
+cache_grow(struct kp_reader *rd)
+{
+	struct line_ent *old = rd->cache;
+	size_t oldcap = rd->cache_cap, i, j;
+
+	rd->cache_cap *= 2;
+	rd->cache = kp_xcalloc(rd->cache_cap, sizeof(*rd->cache));
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].text)
+			continue;
+		j = old[i].hash & (rd->cache_cap - 1);
+		while (rd->cache[j].text)
+			j = (j + 1) & (rd->cache_cap - 1);
+		rd->cache[j] = old[i];
+	}
+	free(old);
+}
+
+/* The frame for a (trimmed) frame line, or NULL with *why set. */
+static const struct kp_frame *
+frame_for_line(struct kp_reader *rd, const char *s, size_t len,
+	       const char **why)
+{
+	uint64_t h = kp_hash(s, len);
+	size_t j = h & (rd->cache_cap - 1);
+	struct kp_frame f;
+	const struct kp_frame *fp;
+	char *copy;
+
+	for (; rd->cache[j].text; j = (j + 1) & (rd->cache_cap - 1))
+		if (rd->cache[j].hash == h && rd->cache[j].len == len &&
+		    memcmp(rd->cache[j].text, s, len) == 0)
+			return rd->cache[j].f;
+	if (kp_frame_parse(s, len, &f, why) < 0)
+		return NULL;
+	fp = kp_frame_intern(&f);
+	if (rd->cache_len < MAX_CACHED_LINES && len < 4096) {
+		copy = kp_arena_alloc(len);
+		memcpy(copy, s, len);
+		rd->cache[j] = (struct line_ent){ h, copy, len, fp };
+		if (++rd->cache_len * 2 > rd->cache_cap)
+			cache_grow(rd);
+	}
+	return fp;
+}
+
+static bool
+all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return len > 0;
+}
+
+const struct kp_stack *
+kp_reader_next(struct kp_reader *rd)
+{
+	const struct kp_frame *f;
+	const char *why;
+	uint64_t count;
+	size_t len;
+	char *s, *e;
+
+	while ((s = kp_input_getline(rd->in, &len)) != NULL) {
+		e = s + len;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		len = (size_t)(e - s);
+		if (len == 0)
+			continue;
+		if (*s == '!' && len == 1) {
+			if (rd->n && !rd->bad)
+				kp_input_skip(rd->in, "record ends without a "
+						      "count line; %zu frame%s "
+						      "dropped",
+					      rd->n, rd->n == 1 ? "" : "s");
+			rd->n = 0;
+			rd->bad = false;
+			continue;
+		}
+		if (*s == '#') {
+			if (memchr(s, '\0', len))
+				kp_input_skip(rd->in, "NUL byte in metadata");
+			else if (kp_meta_count() >= MAX_META)
+				kp_input_skip(rd->in, "more than %d metadata "
+						      "lines", MAX_META);
+			else
+				kp_meta_add_line(s, len);
+			continue;
+		}
+		if (*s >= '0' && *s <= '9' && all_digits(s, len)) {
+			if (kp_parse_u64(s, len, 10, &count) < 0) {
+				kp_input_skip(rd->in, "count does not fit in "
+						      "64 bits; record "
+						      "dropped");
+			} else if (rd->n == 0) {
+				if (!rd->bad)
+					kp_input_skip(rd->in,
+						      "count without frames");
+			} else if (!rd->bad) {
+				rd->st.frames = rd->frames;
+				rd->st.n = rd->n;
+				rd->st.count = count;
+				rd->n = 0;
+				return &rd->st;
+			}
+			rd->n = 0;
+			rd->bad = false;
+			continue;
+		}
+		f = frame_for_line(rd, s, len, &why);
+		if (f) {
+			kp_reader_push(rd, f);
+			continue;
+		}
+		*e = '\0';
+		if (rd->hook && rd->hook(rd, s, len, rd->hook_arg))
+			continue;
+		if (!rd->bad)
+			kp_input_skip(rd->in, "%s; record dropped", why);
+		rd->bad = true;
+	}
+	if (rd->n && !rd->bad)
+		kp_input_skip(rd->in, "input ends inside a record (no count "
+				      "line); %zu frame%s dropped",
+			      rd->n, rd->n == 1 ? "" : "s");
+	rd->n = 0;
+	rd->bad = false;
+	return NULL;
+}
+
+void
+kp_reader_close(struct kp_reader *rd)
+{
+	if (!rd)
+		return;
+	kp_input_close(rd->in);
+	free(rd->frames);
+	free(rd->cache);
+	free(rd);
+}

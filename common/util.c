@@ -1,0 +1,246 @@
+/* util.c - program name, messages, memory, numbers, hashing, exit status */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+
+const char *kp_progname = "kp";
+unsigned long kp_skipped;
+
+static char stdout_buf[1 << 17];
+
+void
+kp_init(char **argv)
+{
+	const char *p;
+
+	if (argv && argv[0]) {
+		p = strrchr(argv[0], '/');
+		kp_progname = p ? p + 1 : argv[0];
+	}
+	signal(SIGPIPE, SIG_DFL);
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t len = strlen(fmt);
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", kp_progname);
+	vfprintf(stderr, fmt, ap);
+	if (len && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+kp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+kp_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(KP_EXIT_FATAL);
+}
+
+void
+kp_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s -h' for more information.\n", kp_progname);
+	exit(KP_EXIT_USAGE);
+}
+
+void *
+kp_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		kp_die("out of memory");
+	return p;
+}
+
+void *
+kp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		kp_die("out of memory");
+	return p;
+}
+
+void *
+kp_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		kp_die("out of memory");
+	return p;
+}
+
+char *
+kp_xstrndup(const char *s, size_t n)
+{
+	char *p = kp_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+kp_xstrdup(const char *s)
+{
+	return kp_xstrndup(s, strlen(s));
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+kp_parse_u64(const char *s, size_t len, int base, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	int d;
+
+	if (base == 16 && len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i == len)
+		return -1;
+	for (; i < len; i++) {
+		d = hexval((unsigned char)s[i]);
+		if (d < 0 || d >= base)
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) {
+			errno = ERANGE;
+			return -1;
+		}
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+uint64_t
+kp_arg_u64(const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (kp_parse_u64(arg, strlen(arg), 10, &v) < 0)
+		kp_usage_error("%s: not a number: '%s'", opt, arg);
+	return v;
+}
+
+double
+kp_arg_double(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v < 0)
+		kp_usage_error("%s: not a number: '%s'", opt, arg);
+	return v;
+}
+
+/*
+ * A 64-bit multiply-fold hash over 8-byte words (in the manner of
+ * wyhash); fast on the short strings kp hashes: symbols, lines, stacks.
+ */
+static inline uint64_t
+mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+uint64_t
+kp_hash(const void *p, size_t len)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = mix(h ^ w, 0xbf58476d1ce4e5b9ull);
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, s + i, len - i);
+		h = mix(h ^ w, 0x94d049bb133111ebull);
+	}
+	return mix(h, 0x2545f4914f6cdd1dull);
+}
+
+int
+kp_close_output(FILE *fp, const char *name)
+{
+	int bad = fflush(fp) != 0 || ferror(fp);
+	int saved = errno;
+
+	if (fp != stdout && fclose(fp) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		if (saved == EPIPE)
+			exit(KP_EXIT_FATAL);
+		errno = saved ? saved : EIO;
+		kp_warn("write error on %s:", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+kp_finish(void)
+{
+	int status = KP_EXIT_OK;
+
+	if (kp_close_output(stdout, "<stdout>") < 0)
+		return KP_EXIT_FATAL;
+	if (kp_skipped) {
+		kp_warn("%lu input line%s skipped", kp_skipped,
+			kp_skipped == 1 ? "" : "s");
+		status = KP_EXIT_SKIPPED;
+	}
+	return status;
+}

@@ -1,0 +1,119 @@
+/*
+ * stap2kp - SystemTap stack output in, canonical kp out.
+ *
+ * Accepted input: what SystemTap prints with print_stack(),
+ * print_backtrace() and print_ubacktrace(), alone or in the seed script's
+ * "!"-separated records, each stack closed by a count line:
+ *
+ *	!
+ *	 0xffffffff814cde75 : net_rx_action+0x105/0x2b0 [kernel]
+ *	 0xffffffff8106602d : irq_exit+0xbd/0xe0 [kernel
+ *	 0xffffffff816b8aab : vfs_read+0xbb/0x360 [kernel] (inexact)
+ *	 0x00000000000f82ad : read+0xd/0x4d [/usr/lib/x86_64-linux-gnu/libc.so.6]
+ *	 0xffffffff81000000 [kernel+0x10/0x20]
+ *		1168
+ *
+ * and the hex lists of backtrace()/ubacktrace() printed as a line:
+ *
+ *	0xffffffff8103ce3b 0xffffffff8101c6a3 0xffffffff81013236
+ *		17
+ *
+ * The frame grammar is common/'s kp reader; this filter adds only the hex
+ * list.  Identical stacks merge; records keep their first-seen order.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"usage: stap2kp [-h] [file ...]\n"
+		"Read SystemTap print_stack/print_backtrace/print_ubacktrace\n"
+		"output (or backtrace() hex lists), each stack followed by a\n"
+		"count line, and write canonical kp with identical stacks\n"
+		"merged.  With no file, or '-', read standard input.\n"
+		"  -h, --help   show this help\n"
+		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
+	exit(status);
+}
+
+/* "0xADDR 0xADDR ...": one address-only frame each. */
+static bool
+hex_list(struct kp_reader *rd, const char *s, size_t len, void *arg)
+{
+	const char *e = s + len, *p, *tok;
+	uint64_t addr;
+	size_t n = 0, k;
+
+	(void)arg;
+	/* validate first, so that a bad line pushes nothing */
+	for (p = s; p < e;) {
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == e)
+			break;
+		tok = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		if (p - tok < 3 || tok[0] != '0' || (tok[1] | 0x20) != 'x' ||
+		    kp_parse_u64(tok, (size_t)(p - tok), 16, &addr) < 0)
+			return false;
+		n++;
+	}
+	if (n < 2)
+		return false;
+	for (p = s, k = 0; k < n; k++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		tok = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		kp_parse_u64(tok, (size_t)(p - tok), 16, &addr);
+		kp_reader_push(rd, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
+	}
+	return true;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kp_agg *agg;
+	struct kp_reader *rd;
+	const struct kp_stack *st;
+	int ch, i;
+
+	kp_init(argv);
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		switch (ch) {
+		case 'h':
+			usage(stdout, KP_EXIT_OK);
+			break;
+		default:
+			usage(stderr, KP_EXIT_USAGE);
+		}
+	argc -= optind;
+	argv += optind;
+
+	agg = kp_agg_new();
+	for (i = 0; i < (argc ? argc : 1); i++) {
+		rd = kp_reader_open(argc ? argv[i] : "-");
+		kp_reader_set_hook(rd, hex_list, NULL);
+		while ((st = kp_reader_next(rd)) != NULL)
+			if (kp_agg_add(agg, st->frames, st->n, st->count) < 0)
+				kp_input_skip(kp_reader_input(rd),
+					      "count overflows 64 bits when "
+					      "added to an identical stack; "
+					      "record dropped");
+		kp_reader_close(rd);
+	}
+	kp_write_agg(stdout, agg);
+	return kp_finish();
+}
