@@ -210,16 +210,6 @@ const struct kp_stack *kp_reader_next(struct kp_reader *rd);
 struct kp_input *kp_reader_input(struct kp_reader *rd);
 void kp_reader_close(struct kp_reader *rd);
 
-/*
- * Hook for readers of other formats (stap2kp's backtrace() hex lists):
- * called for a line the kp grammar rejects; return true if the hook
- * consumed it (having pushed frames with kp_reader_push).
- */
-typedef bool (*kp_reader_hook)(struct kp_reader *rd, const char *line,
-			       size_t len, void *arg);
-void kp_reader_set_hook(struct kp_reader *rd, kp_reader_hook hook, void *arg);
-void kp_reader_push(struct kp_reader *rd, const struct kp_frame *f);
-
 /* ---- agg.c: stack aggregation ---- */
 
 struct kp_agg;

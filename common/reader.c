@@ -16,6 +16,12 @@
  *		1168
  *	!
  *
+ * and the hex lists that SystemTap's backtrace()/ubacktrace() return,
+ * printed as one line (each address becomes an address-only frame):
+ *
+ *	0xffffffff8103ce3b 0xffffffff8101c6a3 0xffffffff81013236
+ *		17
+ *
  * Blank lines, blanks and tabs around any line, CRLF line ends and a
  * missing final newline are accepted everywhere; the opening "!" is
  * optional, so plain SystemTap print_stack output is valid input.
@@ -41,8 +47,6 @@ struct kp_reader {
 	size_t n, cap;
 	bool bad; /* the current record holds a rejected line */
 	struct kp_stack st;
-	kp_reader_hook hook;
-	void *hook_arg;
 	struct line_ent *cache;
 	size_t cache_cap, cache_len;
 };
@@ -66,15 +70,8 @@ kp_reader_input(struct kp_reader *rd)
 	return rd->in;
 }
 
-void
-kp_reader_set_hook(struct kp_reader *rd, kp_reader_hook hook, void *arg)
-{
-	rd->hook = hook;
-	rd->hook_arg = arg;
-}
-
-void
-kp_reader_push(struct kp_reader *rd, const struct kp_frame *f)
+static void
+push(struct kp_reader *rd, const struct kp_frame *f)
 {
 	if (rd->n == rd->cap) {
 		rd->cap *= 2;
@@ -129,6 +126,44 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 			cache_grow(rd);
 	}
 	return fp;
+}
+
+/*
+ * "0xADDR 0xADDR ...", two or more: push one address-only frame each.
+ * False (and nothing pushed) when the line is not such a list.
+ */
+static bool
+hex_list(struct kp_reader *rd, const char *s, size_t len)
+{
+	const char *e = s + len, *p, *tok;
+	uint64_t addr;
+	size_t n = 0, k;
+
+	for (p = s; p < e;) {
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == e)
+			break;
+		tok = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		if (p - tok < 3 || tok[0] != '0' || (tok[1] | 0x20) != 'x' ||
+		    kp_parse_u64(tok, (size_t)(p - tok), 16, &addr) < 0)
+			return false;
+		n++;
+	}
+	if (n < 2)
+		return false;
+	for (p = s, k = 0; k < n; k++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		tok = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		kp_parse_u64(tok, (size_t)(p - tok), 16, &addr);
+		push(rd, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
+	}
+	return true;
 }
 
 static bool
@@ -202,11 +237,10 @@ kp_reader_next(struct kp_reader *rd)
 		}
 		f = frame_for_line(rd, s, len, &why);
 		if (f) {
-			kp_reader_push(rd, f);
+			push(rd, f);
 			continue;
 		}
-		*e = '\0';
-		if (rd->hook && rd->hook(rd, s, len, rd->hook_arg))
+		if (*s == '0' && hex_list(rd, s, len))
 			continue;
 		if (!rd->bad)
 			kp_input_skip(rd->in, "%s; record dropped", why);

@@ -18,8 +18,9 @@
  *	0xffffffff8103ce3b 0xffffffff8101c6a3 0xffffffff81013236
  *		17
  *
- * The frame grammar is common/'s kp reader; this filter adds only the hex
- * list.  Identical stacks merge; records keep their first-seen order.
+ * All of it is the kp grammar: the parsing is common/'s kp reader, so
+ * every kp filter reads SystemTap output directly; stap2kp merges
+ * identical stacks (in first-seen order) and writes canonical kp.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -39,43 +40,6 @@ usage(FILE *fp, int status)
 		"  -h, --help   show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
-}
-
-/* "0xADDR 0xADDR ...": one address-only frame each. */
-static bool
-hex_list(struct kp_reader *rd, const char *s, size_t len, void *arg)
-{
-	const char *e = s + len, *p, *tok;
-	uint64_t addr;
-	size_t n = 0, k;
-
-	(void)arg;
-	/* validate first, so that a bad line pushes nothing */
-	for (p = s; p < e;) {
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p == e)
-			break;
-		tok = p;
-		while (p < e && *p != ' ' && *p != '\t')
-			p++;
-		if (p - tok < 3 || tok[0] != '0' || (tok[1] | 0x20) != 'x' ||
-		    kp_parse_u64(tok, (size_t)(p - tok), 16, &addr) < 0)
-			return false;
-		n++;
-	}
-	if (n < 2)
-		return false;
-	for (p = s, k = 0; k < n; k++) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		tok = p;
-		while (p < e && *p != ' ' && *p != '\t')
-			p++;
-		kp_parse_u64(tok, (size_t)(p - tok), 16, &addr);
-		kp_reader_push(rd, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
-	}
-	return true;
 }
 
 int
@@ -105,7 +69,6 @@ main(int argc, char **argv)
 	agg = kp_agg_new();
 	for (i = 0; i < (argc ? argc : 1); i++) {
 		rd = kp_reader_open(argc ? argv[i] : "-");
-		kp_reader_set_hook(rd, hex_list, NULL);
 		while ((st = kp_reader_next(rd)) != NULL)
 			if (kp_agg_add(agg, st->frames, st->n, st->count) < 0)
 				kp_input_skip(kp_reader_input(rd),

@@ -44,7 +44,8 @@ skipped() { skip=$((skip + 1)); echo "SKIP $1${2:+: $2}"; }
 
 # one run of a golden case; $4 is "file" or "stdin"
 golden_run() {
-	local prog=$1 case=$2 dir=$3 how=$4 name="$prog/$(basename "$case") ($how)"
+	local prog=$1 case=$2 how=$4 name
+	name="$prog/$(basename "$case") ($how)"
 	local args=() want_status=0 status
 	[ -f "$case.args" ] && read -r -a args < "$case.args"
 	[ -f "$case.status" ] && want_status=$(cat "$case.status")
@@ -87,8 +88,8 @@ for dir in "$KP_TOP"/tests/*/; do
 			skipped "$prog/$(basename "$case")" "no program $prog"
 			continue
 		fi
-		golden_run "$prog" "$case" "$dir" file
-		golden_run "$prog" "$case" "$dir" stdin
+		golden_run "$prog" "$case" - file
+		golden_run "$prog" "$case" - stdin
 	done
 done
 
