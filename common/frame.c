@@ -233,8 +233,10 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	}
 	/* the old perf converter printed the address as the offset */
 	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
-	    f->off == f->addr)
+	    f->off == f->addr) {
 		f->flags &= ~(uint32_t)KP_F_OFF;
+		f->off = 0;
+	}
 	return 0;
 }
 

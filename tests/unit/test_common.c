@@ -1,0 +1,207 @@
+/* test_common.c - unit tests of common/: numbers, frames, interner, agg, meta */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		checks++;                                                    \
+		if (!(cond)) {                                               \
+			failures++;                                          \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n",         \
+				__FILE__, __LINE__, #cond);                  \
+		}                                                            \
+	} while (0)
+
+static void
+test_parse_u64(void)
+{
+	uint64_t v;
+
+	CHECK(kp_parse_u64("18446744073709551615", 20, 10, &v) == 0 &&
+	      v == UINT64_MAX);
+	CHECK(kp_parse_u64("18446744073709551616", 20, 10, &v) < 0);
+	CHECK(kp_parse_u64("0xffffffffffffffff", 18, 16, &v) == 0 &&
+	      v == UINT64_MAX);
+	CHECK(kp_parse_u64("0x10000000000000000", 19, 16, &v) < 0);
+	CHECK(kp_parse_u64("ffff", 4, 16, &v) == 0 && v == 0xffff);
+	CHECK(kp_parse_u64("0x", 2, 16, &v) < 0);
+	CHECK(kp_parse_u64("", 0, 10, &v) < 0);
+	CHECK(kp_parse_u64("12a", 3, 10, &v) < 0);
+	CHECK(kp_parse_u64("-1", 2, 10, &v) < 0);
+}
+
+struct frame_case {
+	const char *line;
+	int ok;
+	uint64_t addr;
+	const char *sym, *module;
+	uint64_t off, size;
+	unsigned flags;
+};
+
+static const struct frame_case frame_cases[] = {
+	{ " 0xffffffff814cde75 : net_rx_action+0x105/0x2b0 [kernel]", 1,
+	  0xffffffff814cde75, "net_rx_action", "kernel", 0x105, 0x2b0,
+	  KP_F_ADDR | KP_F_OFF | KP_F_SIZE },
+	{ " 0xffffffff8106602d : irq_exit+0xbd/0xe0 [kernel", 1,
+	  0xffffffff8106602d, "irq_exit", "kernel", 0xbd, 0xe0,
+	  KP_F_ADDR | KP_F_OFF | KP_F_SIZE },
+	{ "0xffffffff816b8aab : vfs_read+0xbb/0x360 [kernel] (inexact)", 1,
+	  0xffffffff816b8aab, "vfs_read", "kernel", 0xbb, 0x360,
+	  KP_F_ADDR | KP_F_OFF | KP_F_SIZE | KP_F_INEXACT },
+	{ " 0xffffffff81000000 [kernel+0x10/0x20]", 1, 0xffffffff81000000,
+	  NULL, "kernel", 0x10, 0x20, KP_F_ADDR | KP_F_OFF | KP_F_SIZE },
+	{ "\t0xffffffff81000000\t", 1, 0xffffffff81000000, NULL, NULL, 0, 0,
+	  KP_F_ADDR },
+	{ "ffffffff81039e37 : smp_call_function_single_interrupt+ffffffff81039e37",
+	  1, 0xffffffff81039e37, "smp_call_function_single_interrupt", NULL,
+	  0, 0, KP_F_ADDR },
+	{ " : folded [kernel]", 1, 0, "folded", "kernel", 0, 0, 0 },
+	{ ": operator+", 1, 0, "operator+", NULL, 0, 0, 0 },
+	{ ": [unknown] [/usr/lib/libc.so.6]", 1, 0, "[unknown]",
+	  "/usr/lib/libc.so.6", 0, 0, 0 },
+	{ " 0x1 : f+0x2 (inline) (at a/b.c:12)", 1, 1, "f", NULL, 2, 0,
+	  KP_F_ADDR | KP_F_OFF | KP_F_INLINE },
+	{ "hello world", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ "WARNING: x", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ "deadbeef", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ "0x12345 junk", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ "0x10000000000000000 : f", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ " : ", 0, 0, NULL, NULL, 0, 0, 0 },
+	{ "", 0, 0, NULL, NULL, 0, 0, 0 },
+};
+
+static void
+test_frame_parse(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(frame_cases) / sizeof(frame_cases[0]); i++) {
+		const struct frame_case *c = &frame_cases[i];
+		struct kp_frame f;
+		const char *why = NULL;
+		int r = kp_frame_parse(c->line, strlen(c->line), &f, &why);
+
+		if (!c->ok) {
+			CHECK(r < 0 && why != NULL);
+			continue;
+		}
+		CHECK(r == 0);
+		if (r)
+			continue;
+		CHECK(f.flags == c->flags);
+		CHECK(f.addr == c->addr);
+		CHECK(f.sym == kp_intern_str(c->sym));
+		CHECK(f.module == kp_intern_str(c->module));
+		CHECK(f.off == c->off);
+		CHECK(f.size == c->size);
+	}
+}
+
+static void
+test_annotation_file_line(void)
+{
+	struct kp_frame f;
+	const char *why;
+	const char *l = " 0x1 : f [kernel] (at /src/a b.c:42)";
+
+	CHECK(kp_frame_parse(l, strlen(l), &f, &why) == 0);
+	CHECK(f.file == kp_intern_str("/src/a b.c") && f.line == 42);
+	CHECK(f.module == kp_intern_str("kernel"));
+}
+
+static void
+test_intern(void)
+{
+	const char *a = kp_intern("abc", 3), *b = kp_intern_str("abc");
+	char buf[] = "abcd";
+
+	CHECK(a == b);
+	CHECK(kp_intern(buf, 3) == a);
+	CHECK(kp_intern(buf, 4) != a);
+	CHECK(kp_frame_make(1, KP_F_ADDR, "x", "kernel") ==
+	      kp_frame_make(1, KP_F_ADDR, "x", "kernel"));
+	CHECK(kp_frame_make(1, KP_F_ADDR, "x", "kernel") !=
+	      kp_frame_make(2, KP_F_ADDR, "x", "kernel"));
+}
+
+static void
+test_agg(void)
+{
+	struct kp_agg *agg = kp_agg_new();
+	const struct kp_frame *s1[2], *s2[1];
+
+	s1[0] = kp_frame_make(0, 0, "leaf", NULL);
+	s1[1] = kp_frame_make(0, 0, "root", NULL);
+	s2[0] = s1[1];
+	CHECK(kp_agg_add(agg, s1, 2, 5) == 0);
+	CHECK(kp_agg_add(agg, s2, 1, 1) == 0);
+	CHECK(kp_agg_add(agg, s1, 2, 7) == 0);
+	CHECK(kp_agg_len(agg) == 2);
+	CHECK(kp_agg_get(agg, 0)->count == 12 && kp_agg_get(agg, 0)->n == 2);
+	CHECK(kp_agg_get(agg, 1)->count == 1);
+	CHECK(kp_agg_total(agg) == 13);
+	CHECK(kp_agg_add(agg, s1, 2, UINT64_MAX) < 0);
+	CHECK(kp_agg_get(agg, 0)->count == 12);
+	kp_agg_free(agg);
+}
+
+static void
+test_meta(void)
+{
+	const char *l = "# event: cpu-clock";
+
+	kp_meta_add_line(l, strlen(l));
+	kp_meta_add_line(l, strlen(l));
+	CHECK(kp_meta_count() == 1);
+	CHECK(strcmp(kp_meta_get("event"), "cpu-clock") == 0);
+	kp_meta_set("event", "%s", "cycles");
+	CHECK(kp_meta_count() == 1);
+	CHECK(strcmp(kp_meta_line(0), "# event: cycles") == 0);
+	kp_meta_set("weight", "samples");
+	CHECK(kp_meta_count() == 2 && kp_meta_get("nope") == NULL);
+}
+
+static void
+test_frame_name(void)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	struct kp_frame f;
+	const char *why;
+	const char *l = " 0xffffffff81000000 [kernel+0x10/0x20]";
+
+	kp_frame_name(kp_frame_make(0x10, KP_F_ADDR, NULL, NULL), false, true,
+		      &buf, &cap);
+	CHECK(strcmp(buf, "0x10") == 0);
+	kp_frame_name(kp_frame_make(0x10, KP_F_ADDR, NULL, NULL), false,
+		      false, &buf, &cap);
+	CHECK(strcmp(buf, "[unknown]") == 0);
+	CHECK(kp_frame_parse(l, strlen(l), &f, &why) == 0);
+	kp_frame_name(&f, true, false, &buf, &cap);
+	CHECK(strcmp(buf, "[kernel]") == 0);
+	CHECK(kp_module_is_kernel("kernel") && kp_module_is_kernel("e1000") &&
+	      kp_module_is_kernel("vmlinux-6.1") &&
+	      !kp_module_is_kernel("/usr/lib/libc.so.6") &&
+	      !kp_module_is_kernel("[vdso]") && !kp_module_is_kernel(NULL));
+	free(buf);
+}
+
+int
+main(void)
+{
+	test_parse_u64();
+	test_frame_parse();
+	test_annotation_file_line();
+	test_intern();
+	test_agg();
+	test_meta();
+	test_frame_name();
+	printf("%d checks, %d failed\n", checks, failures);
+	return failures != 0;
+}
