@@ -195,19 +195,23 @@ uint64_t
 kp_hash(const void *p, size_t len)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, a, b;
 	size_t i = 0;
 
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, s + i, 8);
-		h = mix(h ^ w, 0xbf58476d1ce4e5b9ull);
+	/* 16 bytes a multiply, as wyhash does */
+	for (; i + 16 <= len; i += 16) {
+		memcpy(&a, s + i, 8);
+		memcpy(&b, s + i + 8, 8);
+		h = mix(a ^ 0xa0761d6478bd642full, b ^ h);
 	}
-	if (i < len) {
-		w = 0;
-		memcpy(&w, s + i, len - i);
-		h = mix(h ^ w, 0x94d049bb133111ebull);
+	a = b = 0;
+	if (len - i > 8) {
+		memcpy(&a, s + i, 8);
+		memcpy(&b, s + i + 8, len - i - 8);
+	} else if (len > i) {
+		memcpy(&a, s + i, len - i);
 	}
-	return mix(h, 0x2545f4914f6cdd1dull);
+	return mix(a ^ 0xe7037ed1a0b428dbull, b ^ h ^ 0x8ebc6af09c88c6e3ull);
 }
 
 int

@@ -1,0 +1,27 @@
+# bench/lib.sh - helpers for the bench scripts (sourced, not run)
+# measure NAME BYTES CMD...: run CMD (stdout to /dev/null), print MB/s and
+# peak RSS.  Best of $REPEAT runs (default 3).
+measure() {
+	local name=$1 bytes=$2 best= t rss out
+	shift 2
+	for _ in $(seq "${REPEAT:-3}"); do
+		/usr/bin/time -o "$KP_TOP/bench/out/.time" -f "%e %M" "$@" > /dev/null 2>/dev/null
+		out=$(tail -n 1 "$KP_TOP/bench/out/.time")
+		t=${out% *}
+		rss=${out#* }
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; bestrss=$rss; fi
+	done
+	awk -v n="$name" -v b="$bytes" -v t="$best" -v r="$bestrss" 'BEGIN {
+		if (t < 0.005) t = 0.005
+		printf "%-40s %8.1f MB  %6.2f s  %8.0f MB/s  peak RSS %6.1f MB\n", n, b / 1e6, t, b / 1e6 / t, r / 1024 }'
+}
+# gen_kp MB STACKS: a deterministic kp file, made once, path on stdout
+gen_kp() {
+	local f="$KP_TOP/bench/out/gen-$1MB-$2.kp"
+	mkdir -p "$KP_BUILD/bench"
+	if [ ! -x "$KP_BUILD/bench/gen-kp" ] || [ "$KP_TOP/bench/gen-kp.c" -nt "$KP_BUILD/bench/gen-kp" ]; then
+		cc -O2 -o "$KP_BUILD/bench/gen-kp" "$KP_TOP/bench/gen-kp.c" || return 1
+	fi
+	[ -s "$f" ] || "$KP_BUILD/bench/gen-kp" "$1" "$2" > "$f"
+	echo "$f"
+}
