@@ -1,0 +1,119 @@
+/*
+ * symtab.h - symbol tables: address to symbol, for kp-addr2sym,
+ * kp-sample and the converters.
+ *
+ * A struct kp_symtab is a sorted array of symbols with their names in
+ * one string arena, searched by binary search (as bcc's ksyms__load and
+ * ksyms__map_addr do).  Load it from /proc/kallsyms or a saved copy, a
+ * System.map, or an ELF file's symbol table (symtab_elf.c), or fill it
+ * symbol by symbol.
+ *
+ *	struct kp_symtab *ks = kp_symtab_new();
+ *	struct kp_sym sym;
+ *
+ *	if (kp_symtab_load_kallsyms(ks, NULL) < 0)
+ *		kp_die("%s", kp_symtab_error(ks));
+ *	if (kp_symtab_lookup(ks, pc, leaf ? 0 : KP_SYMTAB_RETADDR, &sym))
+ *		printf("%s+0x%" PRIx64 "/0x%" PRIx64 "\n", sym.name, sym.off,
+ *		       sym.size);
+ *	kp_symtab_free(ks);
+ *
+ * Sizes come from the symbol table when it has them (ELF st_size), else
+ * they run to the next symbol, as perf computes them: the last symbol of
+ * the kernel or of a module runs to the end of its page and one more.
+ * Among aliases (several names at one address) the lookup returns the
+ * one perf shows: a symbol with a size before one without, then not
+ * weak, then global, then fewer leading underscores, then the longer
+ * name, then the first loaded.  For kallsyms this is the last alias
+ * listed (perf gives the earlier ones no size).
+ *
+ * The library prints nothing: a load error returns -1, and
+ * kp_symtab_error() says what went wrong ("FILE: reason" or
+ * "FILE:LINE: reason").  Out of memory is fatal (exit 2), as everywhere
+ * in common/.  Strings returned by a lookup belong to the table and stay
+ * valid until kp_symtab_free().  After loading, a table is read-only and
+ * may be shared between threads.
+ */
+#ifndef KP_SYMTAB_H
+#define KP_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_symtab;
+
+/* The result of a lookup. */
+struct kp_sym {
+	uint64_t addr;      /* start of the symbol */
+	uint64_t size;      /* its size (see above), never 0 */
+	uint64_t off;       /* the address looked up minus addr */
+	const char *name;   /* owned by the table */
+	const char *module; /* kallsyms "[mod]" column, or NULL */
+	char type;          /* nm(1) type letter: T t W w D d B b ... */
+};
+
+/* Lookup flags. */
+enum {
+	/*
+	 * The address is a return address (any frame but the innermost):
+	 * find the symbol of addr - 1, the call instruction, as eu-stack
+	 * does, so that a call at the very end of a function that never
+	 * returns names its caller and not the next symbol.  The offset is
+	 * still reported relative to addr.
+	 */
+	KP_SYMTAB_RETADDR = 1 << 0,
+};
+
+/* An empty table.  Never NULL (out of memory is fatal). */
+struct kp_symtab *kp_symtab_new(void);
+/* Free the table and every string it returned; NULL is allowed. */
+void kp_symtab_free(struct kp_symtab *st);
+
+/*
+ * Why the last load failed, e.g. "/proc/kallsyms: Permission denied".
+ * Empty if nothing failed.
+ */
+const char *kp_symtab_error(const struct kp_symtab *st);
+
+/*
+ * Add the symbols of a kallsyms file (NULL means /proc/kallsyms): text,
+ * weak, data and bss symbols (types T W D B, either case), with their
+ * module from the "[mod]" column.  Returns 0, or -1 if the file cannot
+ * be read, holds a line that is not a kallsyms line, or has only zero
+ * addresses (kptr_restrict: read it as root).  On error nothing of the
+ * file is added.
+ */
+int kp_symtab_load_kallsyms(struct kp_symtab *st, const char *path);
+
+/* The same for a System.map (the same line format, no modules). */
+int kp_symtab_load_sysmap(struct kp_symtab *st, const char *path);
+
+/*
+ * Add one symbol; size 0 means "up to the next symbol".  name and
+ * module (NULL for none) are copied.  Call kp_symtab_sort() after the
+ * last kp_symtab_add() and before any lookup; the load functions sort
+ * by themselves.
+ */
+void kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size,
+		   char type, const char *name, const char *module);
+void kp_symtab_sort(struct kp_symtab *st);
+
+/*
+ * Find the symbol that contains addr (see KP_SYMTAB_RETADDR).  Returns
+ * true and fills *sym, or false if no symbol covers the address.
+ */
+bool kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr,
+		      unsigned flags, struct kp_sym *sym);
+
+/*
+ * Find a symbol by name (the first loaded with that name, aliases
+ * included), e.g. "_text" for the KASLR shift.  sym->off is 0.
+ */
+bool kp_symtab_find(const struct kp_symtab *st, const char *name,
+		    struct kp_sym *sym);
+
+/* Number of symbols loaded (aliases included). */
+size_t kp_symtab_count(const struct kp_symtab *st);
+
+#endif /* KP_SYMTAB_H */

@@ -1,0 +1,44 @@
+/*
+ * symtab_int.h - the inside of struct kp_symtab, shared by the loaders
+ * in common/symtab*.c.  Not for filters: use symtab.h.
+ */
+#ifndef KP_SYMTAB_INT_H
+#define KP_SYMTAB_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_symtab_ent {
+	uint64_t addr;
+	uint64_t size; /* 0: up to the next symbol */
+	const char *name;
+	const char *module;
+	uint32_t seq; /* load order, for stable alias choice */
+	char type;
+};
+
+/* One address: the alias a lookup returns and where it ends. */
+struct kp_symtab_best {
+	uint64_t addr;
+	uint64_t end;
+	size_t ent;
+};
+
+struct arena_block;
+
+struct kp_symtab {
+	struct kp_symtab_ent *ents;
+	size_t n, cap;
+	struct kp_symtab_best *best;
+	size_t nbest;
+	bool sorted;
+	struct arena_block *arena;
+	const char *last_mod;
+	char err[512];
+};
+
+void kp_symtab_seterr(struct kp_symtab *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* KP_SYMTAB_INT_H */
