@@ -140,7 +140,7 @@ kp_input_skip(struct kp_input *in, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (kp_skipped++ < KP_SHOW_SKIPS) {
+	if (kp_skipped++ < KP_SHOW_SKIPS && !kp_quiet) {
 		fflush(stdout);
 		fprintf(stderr, "%s: %s:%lu: ", kp_progname, in->name,
 			in->lineno);

@@ -30,6 +30,8 @@
 /* ---- util.c: program name, messages, memory ---- */
 
 extern const char *kp_progname;
+/* When set, warnings and skipped-line messages are not printed (fuzzing). */
+extern bool kp_quiet;
 
 /*
  * Set kp_progname from argv[0], restore the default SIGPIPE action (so

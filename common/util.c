@@ -10,6 +10,7 @@
 #include "kp.h"
 
 const char *kp_progname = "kp";
+bool kp_quiet;
 unsigned long kp_skipped;
 
 static char stdout_buf[1 << 17];
@@ -33,6 +34,8 @@ vwarn(const char *fmt, va_list ap)
 	int saved = errno;
 	size_t len = strlen(fmt);
 
+	if (kp_quiet)
+		return;
 	fflush(stdout);
 	fprintf(stderr, "%s: ", kp_progname);
 	vfprintf(stderr, fmt, ap);
