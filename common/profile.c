@@ -1,0 +1,759 @@
+/*
+ * profile.c - per-key inclusive/exclusive counts, call edges and
+ * caller/callee trees over aggregated stacks (profile.h has the rules).
+ *
+ * Frames are interned, so a frame pointer maps to its key once through
+ * a pointer-keyed table; a key is found by its (interned) name and
+ * module pointers.  "Once per stack" is a stamp per key (or edge): the
+ * number of the stack that last counted it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct fslot {
+	const struct kp_frame *f; /* NULL: empty */
+	uint32_t key;
+};
+
+struct kslot {
+	const char *name; /* NULL: empty */
+	const char *module;
+	uint32_t key;
+};
+
+struct kp_profile {
+	enum kp_by by;
+	bool with_module;
+	struct kp_pkey *keys;
+	uint64_t *stamp; /* per key: the last stack that counted it */
+	size_t len, cap;
+	struct fslot *ftab; /* frame -> key */
+	size_t fcap, flen;
+	struct kslot *ktab; /* (name, module) -> key */
+	size_t kcap;
+	uint64_t total;
+	uint64_t epoch;
+	uint32_t *kbuf; /* scratch key ids of one stack */
+	size_t kbufcap;
+	char *nb; /* scratch name */
+	size_t ncap;
+	const char *unknown; /* interned "[unknown]" */
+};
+
+static const char *const by_names[] = {
+	[KP_BY_FUNCTION] = "function",
+	[KP_BY_MODULE] = "module",
+	[KP_BY_ADDRESS] = "address",
+	[KP_BY_OFFSET] = "function+offset",
+};
+
+int
+kp_by_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (strcmp(s, by_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *
+kp_by_name(enum kp_by by)
+{
+	return by_names[by];
+}
+
+const char *
+kp_module_norm(const char *m)
+{
+	if (!m)
+		return NULL;
+	if (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
+	    strcmp(m, "[kernel.kallsyms]") == 0 ||
+	    strcmp(m, "kernel.kallsyms") == 0)
+		return kp_intern_str(KP_MODULE_KERNEL);
+	return kp_intern_str(m);
+}
+
+static inline size_t
+ptr_hash(const void *a, const void *b)
+{
+	uint64_t h = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(uintptr_t)b * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h ^ (h >> 29));
+}
+
+struct kp_profile *
+kp_profile_new(enum kp_by by, bool with_module)
+{
+	struct kp_profile *p = kp_xcalloc(1, sizeof(*p));
+
+	p->by = by;
+	p->with_module = with_module;
+	p->fcap = 1024;
+	p->ftab = kp_xcalloc(p->fcap, sizeof(*p->ftab));
+	p->kcap = 1024;
+	p->ktab = kp_xcalloc(p->kcap, sizeof(*p->ktab));
+	p->unknown = kp_intern_str("[unknown]");
+	return p;
+}
+
+void
+kp_profile_free(struct kp_profile *p)
+{
+	if (!p)
+		return;
+	free(p->keys);
+	free(p->stamp);
+	free(p->ftab);
+	free(p->ktab);
+	free(p->kbuf);
+	free(p->nb);
+	free(p);
+}
+
+static void
+ktab_grow(struct kp_profile *p)
+{
+	struct kslot *old = p->ktab;
+	size_t oldcap = p->kcap, i, j;
+
+	p->kcap *= 2;
+	p->ktab = kp_xcalloc(p->kcap, sizeof(*p->ktab));
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].name)
+			continue;
+		j = ptr_hash(old[i].name, old[i].module) & (p->kcap - 1);
+		while (p->ktab[j].name)
+			j = (j + 1) & (p->kcap - 1);
+		p->ktab[j] = old[i];
+	}
+	free(old);
+}
+
+/* The key id for an interned (name, module), created if new. */
+static uint32_t
+key_for(struct kp_profile *p, const char *name, const char *module)
+{
+	size_t j = ptr_hash(name, module) & (p->kcap - 1);
+	uint32_t id;
+
+	for (; p->ktab[j].name; j = (j + 1) & (p->kcap - 1))
+		if (p->ktab[j].name == name && p->ktab[j].module == module)
+			return p->ktab[j].key;
+	if (p->len >= KP_KEY_NONE - 1)
+		kp_die("more than %u distinct keys", KP_KEY_NONE - 1);
+	if (p->len == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 1024;
+		p->keys = kp_xrealloc(p->keys, p->cap * sizeof(*p->keys));
+		p->stamp = kp_xrealloc(p->stamp, p->cap * sizeof(*p->stamp));
+	}
+	id = (uint32_t)p->len++;
+	p->keys[id] = (struct kp_pkey){ name, module, 0, 0 };
+	p->stamp[id] = 0;
+	p->ktab[j] = (struct kslot){ name, module, id };
+	if (p->len * 2 > p->kcap)
+		ktab_grow(p);
+	return id;
+}
+
+static void
+reserve(struct kp_profile *p, size_t need)
+{
+	if (p->ncap < need) {
+		p->ncap = need + 64;
+		p->nb = kp_xrealloc(p->nb, p->ncap);
+	}
+}
+
+/* "[MODULE]" or "[unknown]", interned. */
+static const char *
+bracket_module(struct kp_profile *p, const char *m)
+{
+	size_t n;
+
+	if (!m)
+		return p->unknown;
+	n = strlen(m);
+	reserve(p, n + 3);
+	p->nb[0] = '[';
+	memcpy(p->nb + 1, m, n);
+	p->nb[n + 1] = ']';
+	return kp_intern(p->nb, n + 2);
+}
+
+/* "SYMBOL+0xOFF" (or "SYMBOL"), interned; sym must not be NULL. */
+static const char *
+sym_off(struct kp_profile *p, const struct kp_frame *f)
+{
+	size_t n;
+
+	if (!(f->flags & KP_F_OFF))
+		return f->sym;
+	n = strlen(f->sym);
+	reserve(p, n + 24);
+	memcpy(p->nb, f->sym, n);
+	n += (size_t)snprintf(p->nb + n, 24, "+0x%llx",
+			      (unsigned long long)f->off);
+	return kp_intern(p->nb, n);
+}
+
+static uint32_t
+make_key(struct kp_profile *p, const struct kp_frame *f)
+{
+	const char *sym = f->sym == p->unknown ? NULL : f->sym;
+	const char *mod = kp_module_norm(f->module);
+	const char *name, *rest;
+	size_t n;
+
+	switch (p->by) {
+	case KP_BY_MODULE:
+		name = mod ? mod : p->unknown;
+		return key_for(p, name, mod);
+	case KP_BY_ADDRESS:
+		if (f->flags & KP_F_ADDR) {
+			rest = sym ? sym_off(p, f) : bracket_module(p, f->module);
+			n = strlen(rest);
+			reserve(p, n + 24);
+			n = (size_t)snprintf(p->nb, p->ncap, "0x%llx %s",
+					     (unsigned long long)f->addr, rest);
+			name = kp_intern(p->nb, n);
+			break;
+		}
+		/* FALLTHROUGH */
+	case KP_BY_OFFSET:
+		if (sym)
+			name = sym_off(p, f);
+		else if (f->flags & KP_F_ADDR) {
+			reserve(p, 24);
+			n = (size_t)snprintf(p->nb, 24, "0x%llx",
+					     (unsigned long long)f->addr);
+			name = kp_intern(p->nb, n);
+		} else
+			name = bracket_module(p, f->module);
+		break;
+	case KP_BY_FUNCTION:
+	default:
+		name = sym ? sym : bracket_module(p, f->module);
+		break;
+	}
+	return key_for(p, name, p->with_module ? mod : NULL);
+}
+
+static void
+ftab_grow(struct kp_profile *p)
+{
+	struct fslot *old = p->ftab;
+	size_t oldcap = p->fcap, i, j;
+
+	p->fcap *= 2;
+	p->ftab = kp_xcalloc(p->fcap, sizeof(*p->ftab));
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].f)
+			continue;
+		j = ptr_hash(old[i].f, NULL) & (p->fcap - 1);
+		while (p->ftab[j].f)
+			j = (j + 1) & (p->fcap - 1);
+		p->ftab[j] = old[i];
+	}
+	free(old);
+}
+
+uint32_t
+kp_profile_key(struct kp_profile *p, const struct kp_frame *f)
+{
+	size_t j = ptr_hash(f, NULL) & (p->fcap - 1);
+	uint32_t id;
+
+	for (; p->ftab[j].f; j = (j + 1) & (p->fcap - 1))
+		if (p->ftab[j].f == f)
+			return p->ftab[j].key;
+	id = make_key(p, f);
+	/* make_key does not touch ftab, so slot j is still free */
+	p->ftab[j] = (struct fslot){ f, id };
+	if (++p->flen * 2 > p->fcap)
+		ftab_grow(p);
+	return id;
+}
+
+void
+kp_profile_keys(struct kp_profile *p, const struct kp_frame *const *frames,
+		size_t n, uint32_t *keys)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = kp_profile_key(p, frames[i]);
+}
+
+static inline uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void
+kp_profile_add(struct kp_profile *p, const struct kp_frame *const *frames,
+	       size_t n, uint64_t count)
+{
+	size_t i;
+	uint32_t k;
+
+	p->total = sat_add(p->total, count);
+	if (n == 0)
+		return;
+	p->epoch++;
+	for (i = 0; i < n; i++) {
+		k = kp_profile_key(p, frames[i]);
+		if (p->stamp[k] == p->epoch)
+			continue;
+		p->stamp[k] = p->epoch;
+		p->keys[k].incl = sat_add(p->keys[k].incl, count);
+	}
+	k = kp_profile_key(p, frames[0]);
+	p->keys[k].excl = sat_add(p->keys[k].excl, count);
+}
+
+void
+kp_profile_add_agg(struct kp_profile *p, const struct kp_agg *agg)
+{
+	size_t i, n = kp_agg_len(agg);
+
+	for (i = 0; i < n; i++) {
+		const struct kp_stack *st = kp_agg_get(agg, i);
+
+		kp_profile_add(p, st->frames, st->n, st->count);
+	}
+}
+
+size_t
+kp_profile_len(const struct kp_profile *p)
+{
+	return p->len;
+}
+
+const struct kp_pkey *
+kp_profile_get(const struct kp_profile *p, uint32_t id)
+{
+	return &p->keys[id];
+}
+
+uint64_t
+kp_profile_total(const struct kp_profile *p)
+{
+	return p->total;
+}
+
+double
+kp_profile_pct(const struct kp_profile *p, uint64_t n)
+{
+	return p->total ? 100.0 * (double)n / (double)p->total : 0.0;
+}
+
+size_t
+kp_profile_find(const struct kp_profile *p, const char *name,
+		const char *module, uint32_t *ids, size_t max)
+{
+	size_t i, found = 0;
+
+	for (i = 0; i < p->len; i++) {
+		if (strcmp(p->keys[i].name, name) != 0)
+			continue;
+		if (module && (!p->keys[i].module ||
+			       strcmp(p->keys[i].module, module) != 0))
+			continue;
+		if (found < max)
+			ids[found] = (uint32_t)i;
+		found++;
+	}
+	return found;
+}
+
+static int
+cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return -1;
+	if (!b)
+		return 1;
+	return strcmp(a, b);
+}
+
+static int
+cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int
+cmp_names(const struct kp_pkey *x, const struct kp_pkey *y)
+{
+	int c = cmp_str(x->name, y->name);
+
+	return c ? c : cmp_str(x->module, y->module);
+}
+
+struct sort_ctx {
+	const struct kp_profile *p;
+	bool by_excl;
+};
+
+static int
+cmp_key(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct kp_pkey *x = &ctx->p->keys[*(const uint32_t *)a];
+	const struct kp_pkey *y = &ctx->p->keys[*(const uint32_t *)b];
+	int c;
+
+	if (ctx->by_excl) {
+		c = cmp_u64_desc(x->excl, y->excl);
+		if (!c)
+			c = cmp_u64_desc(x->incl, y->incl);
+	} else {
+		c = cmp_u64_desc(x->incl, y->incl);
+		if (!c)
+			c = cmp_u64_desc(x->excl, y->excl);
+	}
+	return c ? c : cmp_names(x, y);
+}
+
+uint32_t *
+kp_profile_sorted(const struct kp_profile *p, bool by_excl)
+{
+	uint32_t *ids = kp_xmalloc((p->len ? p->len : 1) * sizeof(*ids));
+	struct sort_ctx ctx = { p, by_excl };
+	size_t i;
+
+	for (i = 0; i < p->len; i++)
+		ids[i] = (uint32_t)i;
+	qsort_r(ids, p->len, sizeof(*ids), cmp_key, &ctx);
+	return ids;
+}
+
+/* ---- call edges ---- */
+
+struct eslot {
+	struct kp_pedge e; /* count 0 and caller KP_KEY_NONE: empty */
+	uint64_t stamp;
+};
+
+static void
+etab_grow(struct eslot **tab, size_t *cap)
+{
+	struct eslot *old = *tab;
+	size_t oldcap = *cap, i, j;
+
+	*cap *= 2;
+	*tab = kp_xmalloc(*cap * sizeof(**tab));
+	for (i = 0; i < *cap; i++)
+		(*tab)[i].e.caller = KP_KEY_NONE;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].e.caller == KP_KEY_NONE)
+			continue;
+		j = ptr_hash((void *)(uintptr_t)old[i].e.caller,
+			     (void *)(uintptr_t)old[i].e.callee) &
+		    (*cap - 1);
+		while ((*tab)[j].e.caller != KP_KEY_NONE)
+			j = (j + 1) & (*cap - 1);
+		(*tab)[j] = old[i];
+	}
+	free(old);
+}
+
+static void
+etab_put(struct eslot **tab, size_t *cap, size_t *len, uint32_t caller,
+	 uint32_t callee, uint64_t count, uint64_t epoch)
+{
+	size_t j = ptr_hash((void *)(uintptr_t)caller,
+			    (void *)(uintptr_t)callee) &
+		   (*cap - 1);
+	struct eslot *s;
+
+	for (; (*tab)[j].e.caller != KP_KEY_NONE; j = (j + 1) & (*cap - 1)) {
+		s = &(*tab)[j];
+		if (s->e.caller == caller && s->e.callee == callee) {
+			if (s->stamp != epoch) {
+				s->stamp = epoch;
+				s->e.count = sat_add(s->e.count, count);
+			}
+			return;
+		}
+	}
+	(*tab)[j] = (struct eslot){ { caller, callee, count }, epoch };
+	if (++*len * 2 > *cap)
+		etab_grow(tab, cap);
+}
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	const struct kp_pedge *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+struct kp_pedge *
+kp_profile_edges(struct kp_profile *p, const struct kp_agg *agg, size_t *n)
+{
+	size_t cap = 1024, len = 0, i, j, out;
+	struct eslot *tab = kp_xmalloc(cap * sizeof(*tab));
+	struct kp_pedge *edges;
+	uint64_t epoch = 0;
+
+	for (i = 0; i < cap; i++)
+		tab[i].e.caller = KP_KEY_NONE;
+	for (i = 0; i < kp_agg_len(agg); i++) {
+		const struct kp_stack *st = kp_agg_get(agg, i);
+
+		epoch++;
+		for (j = 0; j + 1 < st->n; j++)
+			etab_put(&tab, &cap, &len,
+				 kp_profile_key(p, st->frames[j + 1]),
+				 kp_profile_key(p, st->frames[j]), st->count,
+				 epoch);
+	}
+	edges = kp_xmalloc((len ? len : 1) * sizeof(*edges));
+	for (i = 0, out = 0; i < cap; i++)
+		if (tab[i].e.caller != KP_KEY_NONE)
+			edges[out++] = tab[i].e;
+	free(tab);
+	qsort(edges, out, sizeof(*edges), cmp_edge);
+	*n = out;
+	return edges;
+}
+
+/* ---- trees ---- */
+
+struct cslot {
+	uint32_t parent; /* KP_KEY_NONE: empty */
+	uint32_t key;
+	uint32_t node;
+};
+
+struct kp_tree {
+	struct kp_tnode *nodes;
+	size_t len, cap;
+	struct cslot *tab; /* (parent, key) -> child node */
+	size_t tcap;
+};
+
+static uint32_t
+tree_new_node(struct kp_tree *t, uint32_t parent, uint32_t key)
+{
+	struct kp_tnode *n;
+	uint32_t id;
+
+	if (t->len >= KP_KEY_NONE - 1)
+		kp_die("tree of more than %u nodes", KP_KEY_NONE - 1);
+	if (t->len == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->nodes = kp_xrealloc(t->nodes, t->cap * sizeof(*t->nodes));
+	}
+	id = (uint32_t)t->len++;
+	n = &t->nodes[id];
+	n->key = key;
+	n->parent = parent;
+	n->child = KP_KEY_NONE;
+	n->next = KP_KEY_NONE;
+	n->depth = parent == KP_KEY_NONE ? 0 : t->nodes[parent].depth + 1;
+	n->total = 0;
+	n->self = 0;
+	if (parent != KP_KEY_NONE) {
+		n->next = t->nodes[parent].child;
+		t->nodes[parent].child = id;
+	}
+	return id;
+}
+
+static void
+ctab_grow(struct kp_tree *t)
+{
+	struct cslot *old = t->tab;
+	size_t oldcap = t->tcap, i, j;
+
+	t->tcap *= 2;
+	t->tab = kp_xmalloc(t->tcap * sizeof(*t->tab));
+	for (i = 0; i < t->tcap; i++)
+		t->tab[i].parent = KP_KEY_NONE;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].parent == KP_KEY_NONE)
+			continue;
+		j = ptr_hash((void *)(uintptr_t)old[i].parent,
+			     (void *)(uintptr_t)old[i].key) &
+		    (t->tcap - 1);
+		while (t->tab[j].parent != KP_KEY_NONE)
+			j = (j + 1) & (t->tcap - 1);
+		t->tab[j] = old[i];
+	}
+	free(old);
+}
+
+static uint32_t
+tree_child(struct kp_tree *t, uint32_t parent, uint32_t key)
+{
+	size_t j = ptr_hash((void *)(uintptr_t)parent,
+			    (void *)(uintptr_t)key) &
+		   (t->tcap - 1);
+	uint32_t id;
+
+	for (; t->tab[j].parent != KP_KEY_NONE; j = (j + 1) & (t->tcap - 1))
+		if (t->tab[j].parent == parent && t->tab[j].key == key)
+			return t->tab[j].node;
+	id = tree_new_node(t, parent, key);
+	t->tab[j] = (struct cslot){ parent, key, id };
+	if (t->len * 2 > t->tcap)
+		ctab_grow(t);
+	return id;
+}
+
+struct kp_tree *
+kp_profile_tree(struct kp_profile *p, const struct kp_agg *agg,
+		enum kp_tree_dir dir, uint32_t root, size_t max_depth)
+{
+	struct kp_tree *t = kp_xcalloc(1, sizeof(*t));
+	size_t i, j, n, start, depth;
+	uint32_t node, *k;
+	bool whole = root == KP_KEY_NONE, found;
+
+	t->tcap = 1024;
+	t->tab = kp_xmalloc(t->tcap * sizeof(*t->tab));
+	for (i = 0; i < t->tcap; i++)
+		t->tab[i].parent = KP_KEY_NONE;
+	tree_new_node(t, KP_KEY_NONE, root);
+	for (i = 0; i < kp_agg_len(agg); i++) {
+		const struct kp_stack *st = kp_agg_get(agg, i);
+
+		n = st->n;
+		if (n == 0)
+			continue;
+		if (p->kbufcap < n) {
+			p->kbufcap = n * 2;
+			p->kbuf = kp_xrealloc(p->kbuf,
+					      p->kbufcap * sizeof(*p->kbuf));
+		}
+		k = p->kbuf;
+		kp_profile_keys(p, st->frames, n, k);
+		/*
+		 * Walk the path as positions into k (leaf first).  Callees
+		 * go from position start towards 0, callers towards n-1.
+		 */
+		if (whole) {
+			/* one before the first position (wraps to 0) */
+			start = dir == KP_TREE_CALLEES ? n : SIZE_MAX;
+		} else {
+			found = false;
+			for (start = n; start-- > 0;)
+				if (k[start] == root) {
+					found = true;
+					break;
+				}
+			if (!found)
+				continue;
+		}
+		node = 0;
+		t->nodes[0].total = sat_add(t->nodes[0].total, st->count);
+		depth = 0;
+		j = start;
+		for (;;) {
+			if (dir == KP_TREE_CALLEES) {
+				if (j == 0)
+					break;
+				j--;
+			} else {
+				if (j + 1 >= n)
+					break;
+				j++;
+			}
+			if (max_depth && depth == max_depth)
+				goto next;
+			depth++;
+			node = tree_child(t, node, k[j]);
+			t->nodes[node].total =
+				sat_add(t->nodes[node].total, st->count);
+		}
+		t->nodes[node].self = sat_add(t->nodes[node].self, st->count);
+next:;
+	}
+	return t;
+}
+
+size_t
+kp_tree_len(const struct kp_tree *t)
+{
+	return t->len;
+}
+
+const struct kp_tnode *
+kp_tree_node(const struct kp_tree *t, uint32_t i)
+{
+	return &t->nodes[i];
+}
+
+struct tsort_ctx {
+	const struct kp_tree *t;
+	const struct kp_profile *p;
+};
+
+static int
+cmp_tnode(const void *a, const void *b, void *arg)
+{
+	const struct tsort_ctx *ctx = arg;
+	const struct kp_tnode *x = &ctx->t->nodes[*(const uint32_t *)a];
+	const struct kp_tnode *y = &ctx->t->nodes[*(const uint32_t *)b];
+	int c = cmp_u64_desc(x->total, y->total);
+
+	if (c)
+		return c;
+	if (x->key == y->key)
+		return 0;
+	if (x->key == KP_KEY_NONE || y->key == KP_KEY_NONE)
+		return x->key == KP_KEY_NONE ? -1 : 1;
+	return cmp_names(&ctx->p->keys[x->key], &ctx->p->keys[y->key]);
+}
+
+void
+kp_tree_sort(struct kp_tree *t, const struct kp_profile *p)
+{
+	struct tsort_ctx ctx = { t, p };
+	uint32_t *kids = NULL, c;
+	size_t cap = 0, n, i, j;
+
+	for (i = 0; i < t->len; i++) {
+		n = 0;
+		for (c = t->nodes[i].child; c != KP_KEY_NONE;
+		     c = t->nodes[c].next) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				kids = kp_xrealloc(kids, cap * sizeof(*kids));
+			}
+			kids[n++] = c;
+		}
+		if (n < 2)
+			continue;
+		qsort_r(kids, n, sizeof(*kids), cmp_tnode, &ctx);
+		t->nodes[i].child = kids[0];
+		for (j = 0; j + 1 < n; j++)
+			t->nodes[kids[j]].next = kids[j + 1];
+		t->nodes[kids[n - 1]].next = KP_KEY_NONE;
+	}
+	free(kids);
+}
+
+void
+kp_tree_free(struct kp_tree *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	free(t->tab);
+	free(t);
+}
