@@ -105,7 +105,13 @@ static const struct kp_frame *
 frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 	       const char **why)
 {
-	uint64_t h = kp_hash(s, len);
+	/*
+	 * Hash the head (the address and the start of the symbol) and the
+	 * tail (the module); memcmp below checks the whole line anyway.
+	 */
+	uint64_t h = len <= 48 ? kp_hash(s, len)
+			       : kp_hash(s, 32) ^ (kp_hash(s + len - 16, 16) *
+						  0x9e3779b97f4a7c15ull) ^ len;
 	size_t j = h & (rd->cache_cap - 1);
 	struct kp_frame f;
 	const struct kp_frame *fp;
