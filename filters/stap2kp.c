@@ -78,5 +78,6 @@ main(int argc, char **argv)
 		kp_reader_close(rd);
 	}
 	kp_write_agg(stdout, agg);
+	kp_agg_free(agg);
 	return kp_finish();
 }
