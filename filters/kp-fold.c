@@ -14,22 +14,30 @@
 
 #include "kp.h"
 
-static bool opt_modules, opt_offsets, opt_addrs;
+static bool opt_modules, opt_offsets, opt_addrs, opt_jit, opt_inlined;
+static bool opt_perf_addrs;
 
 static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp,
-		"usage: kp-fold [-h] [--modules] [--offsets] [--addrs] "
-		"[file ...]\n"
+		"usage: kp-fold [-h] [--modules] [--jit] [--inlined] [--all]\n"
+		"               [--offsets] [--addrs | --perf-addrs] [file ...]\n"
 		"Read kp (or SystemTap output) and write folded stacks,\n"
 		"'root;...;leaf COUNT', for flamegraph.pl, inferno and\n"
 		"speedscope.  With no file, or '-', read standard input.\n"
 		"  --modules   append _[k] to kernel frames (kernel, vmlinux and\n"
-		"              kernel modules), as stackcollapse-perf.pl --kernel\n"
+		"              kernel modules) and perf's [vdso]-like modules, as\n"
+		"              stackcollapse-perf.pl --kernel\n"
+		"  --jit       append _[j] to JIT frames (module /tmp/perf-PID.map\n"
+		"              or jitted-*.so), as stackcollapse-perf.pl --jit\n"
+		"  --inlined   append _[i] to inlined frames\n"
+		"  --all       --modules --jit --inlined\n"
 		"  --offsets   keep each frame's offset: name+0xOFF\n"
 		"  --addrs     name a frame without a symbol by its address\n"
-		"              (default: [module], or [unknown])\n"
+		"              (default: [module file name], or [unknown])\n"
+		"  --perf-addrs  name it [module <addr>] or [unknown <addr>], as\n"
+		"              stackcollapse-perf.pl --addrs\n"
 		"  -h, --help  show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -53,6 +61,68 @@ cmp_line(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+/*
+ * A JIT module, as perf names them: perf-map-agent's and V8's
+ * /tmp/perf-PID.map, and jitdump's /tmp/jitted-PID-N.so (as inferno).
+ */
+static bool
+is_jit(const char *m)
+{
+	const char *p, *base;
+	size_t n;
+
+	if (!m)
+		return false;
+	base = strrchr(m, '/');
+	base = base ? base + 1 : m;
+	n = strlen(base);
+	if (strncmp(base, "jitted-", 7) == 0 && n > 10 &&
+	    strcmp(base + n - 3, ".so") == 0)
+		return true;
+	if (strncmp(m, "/tmp/perf-", 10) != 0)
+		return false;
+	for (p = m + 10; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > m + 10 && strcmp(p, ".map") == 0;
+}
+
+/*
+ * The name of f: kp_frame_name, except that a frame with neither
+ * symbol nor (wanted) address is named by its module's file name, as
+ * stackcollapse-perf.pl does: [libc.so.6], not [/usr/lib/libc.so.6].
+ */
+static size_t
+frame_name(const struct kp_frame *f, char **nb, size_t *ncap)
+{
+	const char *base;
+	size_t n;
+
+	if (f->sym || (!f->module && !opt_perf_addrs) ||
+	    (opt_addrs && (f->flags & KP_F_ADDR)))
+		return kp_frame_name(f, opt_offsets, opt_addrs, nb, ncap);
+	if (f->module) {
+		base = strrchr(f->module, '/');
+		base = base && base[1] ? base + 1 : f->module;
+	} else {
+		base = "unknown";
+	}
+	n = strlen(base);
+	if (*ncap < n + 24) {
+		*ncap = n + 64;
+		*nb = kp_xrealloc(*nb, *ncap);
+	}
+	(*nb)[0] = '[';
+	memcpy(*nb + 1, base, n);
+	n++;
+	if (opt_perf_addrs && (f->flags & KP_F_ADDR))
+		n += (size_t)snprintf(*nb + n, 21, " <%" PRIx64 ">", f->addr);
+	else if (!f->module)
+		n = (size_t)snprintf(*nb, 10, "[unknown");
+	(*nb)[n] = ']';
+	(*nb)[n + 1] = '\0';
+	return n + 1;
+}
+
 /* Append the folded text of st to *buf (root first). */
 static size_t
 fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
@@ -64,7 +134,7 @@ fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
 	for (i = st->n; i-- > 0;) {
 		const struct kp_frame *f = st->frames[i];
 
-		n = kp_frame_name(f, opt_offsets, opt_addrs, nb, ncap);
+		n = frame_name(f, nb, ncap);
 		if (len + n + 8 > *cap) {
 			*cap = (len + n + 8) * 2;
 			*buf = kp_xrealloc(*buf, *cap);
@@ -75,8 +145,16 @@ fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
 		for (j = 0; j < n; j++)
 			p[j] = (*nb)[j] == ';' ? ':' : (*nb)[j];
 		p += n;
-		if (opt_modules && kp_module_is_kernel(f->module)) {
+		/* one annotation, as stackcollapse-perf.pl gives */
+		if (opt_inlined && (f->flags & KP_F_INLINE)) {
+			memcpy(p, "_[i]", 4);
+			p += 4;
+		} else if (opt_modules && (kp_module_is_kernel(f->module) ||
+					   (f->module && f->module[0] == '['))) {
 			memcpy(p, "_[k]", 4);
+			p += 4;
+		} else if (opt_jit && is_jit(f->module)) {
+			memcpy(p, "_[j]", 4);
 			p += 4;
 		}
 		len = (size_t)(p - *buf);
@@ -87,11 +165,23 @@ fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
 int
 main(int argc, char **argv)
 {
-	enum { OPT_MODULES = 256, OPT_OFFSETS, OPT_ADDRS };
+	enum {
+		OPT_MODULES = 256,
+		OPT_OFFSETS,
+		OPT_ADDRS,
+		OPT_JIT,
+		OPT_INLINED,
+		OPT_ALL,
+		OPT_PERF_ADDRS,
+	};
 	static const struct option longopts[] = {
 		{ "modules", no_argument, NULL, OPT_MODULES },
 		{ "offsets", no_argument, NULL, OPT_OFFSETS },
 		{ "addrs", no_argument, NULL, OPT_ADDRS },
+		{ "jit", no_argument, NULL, OPT_JIT },
+		{ "inlined", no_argument, NULL, OPT_INLINED },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "perf-addrs", no_argument, NULL, OPT_PERF_ADDRS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,6 +202,18 @@ main(int argc, char **argv)
 			break;
 		case OPT_ADDRS:
 			opt_addrs = true;
+			break;
+		case OPT_JIT:
+			opt_jit = true;
+			break;
+		case OPT_INLINED:
+			opt_inlined = true;
+			break;
+		case OPT_PERF_ADDRS:
+			opt_perf_addrs = true;
+			break;
+		case OPT_ALL:
+			opt_modules = opt_jit = opt_inlined = true;
 			break;
 		case 'h':
 			usage(stdout, KP_EXIT_OK);

@@ -1,0 +1,106 @@
+/*
+ * conv.h - what the converters (perf2kp, dtrace2kp, bpftrace2kp) share:
+ * the stack being built, the frame-name tidy passes of the peer
+ * collapsers, small scanning helpers, and one entry point per input
+ * format, so that each filter's main() and its fuzz target run the same
+ * single streaming pass.
+ *
+ * The entry points read the whole input into an aggregation.  They
+ * return 0, or -1 with *why set when the input is of the wrong kind (a
+ * static message naming the expected format; the caller prints it and
+ * exits 2).  Odd lines inside a valid input are skipped with
+ * kp_input_skip.
+ */
+#ifndef KP_CONV_H
+#define KP_CONV_H
+
+#include "kp.h"
+
+/* The stack under construction: frames leaf first. */
+struct kp_conv {
+	struct kp_agg *agg;
+	struct kp_input *in;
+	const struct kp_frame **frames;
+	size_t n, cap;
+};
+
+void kp_conv_init(struct kp_conv *cv, struct kp_agg *agg,
+		  struct kp_input *in);
+void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
+/* Add the stack with count (weight) to the aggregation and empty it. */
+void kp_conv_flush(struct kp_conv *cv, uint64_t count);
+void kp_conv_free(struct kp_conv *cv);
+
+/*
+ * stackcollapse-perf.pl's tidy of a function name, in place; returns
+ * the new length: cut the argument list at the first '(' (but keep Go
+ * "pkg.(*T).M" and C++ "(anonymous namespace)"), delete quotes, and
+ * drop the blanks the cut leaves at the end.
+ */
+size_t kp_conv_tidy_generic(char *s, size_t len);
+/* Its Java tidy: "Ljava/lang/Foo;::bar" loses the leading 'L'. */
+size_t kp_conv_tidy_java(char *s, size_t len);
+
+/* Scanning helpers. */
+static inline bool
+kp_conv_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool
+kp_conv_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool
+kp_conv_xdigit(char c)
+{
+	return kp_conv_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* Parse hex [s, e) without 0x prefix check; false if empty/bad/long. */
+bool kp_conv_hex(const char *s, const char *e, uint64_t *v);
+
+/* ---- perf script ---- */
+
+enum { KP_PROC_NONE, KP_PROC_COMM, KP_PROC_PID, KP_PROC_TID };
+enum { KP_SPACE_ALL, KP_SPACE_KERNEL, KP_SPACE_USER };
+
+struct kp_perf_opts {
+	const char *event;  /* keep only this event (NULL: the first seen) */
+	int proc;	    /* KP_PROC_*: the outermost process frame */
+	int space;	    /* KP_SPACE_*: which frames to keep */
+	bool period;	    /* weight by the sample period */
+	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
+	bool raw_names;	    /* keep symbols as perf prints them */
+	/* results */
+	char *event_used;   /* the event kept (malloc'd), or NULL */
+	char *events_other; /* the events skipped, ", "-joined, or NULL */
+	unsigned long samples, samples_other;
+};
+
+int kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
+		    struct kp_perf_opts *o, const char **why);
+void kp_perf_opts_free(struct kp_perf_opts *o);
+
+/* ---- DTrace printa(stack()) ---- */
+
+struct kp_dtrace_opts {
+	bool offsets; /* keep "+0xOFF" in the symbol name (stackcollapse.pl) */
+};
+
+int kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in,
+		      const struct kp_dtrace_opts *o, const char **why);
+
+/* ---- bpftrace map output ---- */
+
+struct kp_bpftrace_opts {
+	bool keys; /* keep the other map keys (comm, pid ...) as frames */
+};
+
+int kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in,
+			const struct kp_bpftrace_opts *o, const char **why);
+
+#endif /* KP_CONV_H */

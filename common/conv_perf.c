@@ -1,0 +1,773 @@
+/*
+ * conv_perf.c - "perf script" text to kp stacks, in one streaming pass.
+ *
+ * A sample is a header line, its frame lines (leaf first), and a blank
+ * line.  Frame lines are cached by their text, so a repeated line costs
+ * one hash and one memcmp; memory grows with the distinct lines, not
+ * with the input.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+
+/* One distinct frame line (text after its indent) and what it means. */
+struct pline {
+	uint64_t hash;
+	const char *text;
+	size_t len;
+	const struct kp_frame **fr; /* leaf first */
+	uint32_t n;
+	bool java;   /* parsed under comm "java" (Java tidy) */
+	bool kernel; /* kernel code */
+	bool skip;   /* "(process name)" frame: perf prints, peers drop */
+};
+
+struct perf {
+	struct kp_perf_opts *o;
+	struct kp_input *in;
+	struct kp_conv cv;
+	struct pline *tab;
+	size_t tabcap, tabn;
+	char *tmp;
+	size_t tmpcap;
+	/* the current sample */
+	bool in_sample, skip_sample, orphan, java;
+	uint64_t weight;
+	const struct kp_frame *proc;
+	size_t nkernel; /* frames pushed that are kernel code */
+	char *comm;	/* last process frame's name, to reuse it */
+	size_t commcap;
+	char *others;
+	size_t otherslen;
+};
+
+/* ---- module names ---- */
+
+static bool
+has_prefix(const char *s, size_t len, const char *pre)
+{
+	size_t n = strlen(pre);
+
+	return len >= n && memcmp(s, pre, n) == 0;
+}
+
+/*
+ * The dso in parentheses at the end of a frame line:
+ *
+ *	([kernel.kallsyms])			-> kernel
+ *	([kernel.kallsyms].init.text)		-> kernel
+ *	(/lib/modules/4.3.0-rc1-virtual/build/vmlinux) -> kernel
+ *	(/usr/lib/debug/boot/vmlinux-4.15.0-1009)	-> kernel
+ *	([nf_conntrack_ipv4])			-> nf_conntrack_ipv4 (kernel)
+ *	([unknown])				-> no module
+ *	([vdso]) ([vsyscall]) ([heap]) ([stack]) ([uprobes]) -> kept as is
+ *	(/tmp/perf-19982.map)			-> the path (JIT)
+ *	(/usr/lib/x86_64-linux-gnu/libc.so.6)	-> the path
+ */
+static const char *
+map_module(const char *m, size_t len, bool *kernel)
+{
+	const char *base;
+	size_t i;
+
+	*kernel = false;
+	if (len == 0 || (len == 9 && memcmp(m, "[unknown]", 9) == 0))
+		return NULL;
+	if (has_prefix(m, len, "[kernel.kallsyms]")) {
+		*kernel = true;
+		return kp_intern("kernel", 6);
+	}
+	if (m[0] == '[') {
+		static const char *const user[] = {
+			"[vdso", "[vsyscall", "[heap", "[stack", "[anon",
+			"[uprobes", "[perf-", "[jit", NULL,
+		};
+
+		for (i = 0; user[i]; i++)
+			if (has_prefix(m, len, user[i]))
+				return kp_intern(m, len);
+		if (len > 2 && m[len - 1] == ']') {
+			*kernel = true;
+			return kp_intern(m + 1, len - 2);
+		}
+		return kp_intern(m, len);
+	}
+	for (base = m + len; base > m && base[-1] != '/'; base--)
+		;
+	if (has_prefix(base, (size_t)(m + len - base), "vmlinux")) {
+		*kernel = true;
+		return kp_intern("kernel", 6);
+	}
+	return kp_intern(m, len);
+}
+
+/* ---- frame lines ---- */
+
+static char *
+tmpbuf(struct perf *pf, size_t n)
+{
+	if (pf->tmpcap < n + 1) {
+		pf->tmpcap = n + 64;
+		pf->tmp = kp_xrealloc(pf->tmp, pf->tmpcap);
+	}
+	return pf->tmp;
+}
+
+/*
+ * A frame line, after its indent (perf script -g, any -F selection
+ * that prints ip):
+ *
+ *	ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])
+ *	ffffffff810a4b1c finish_task_switch+0x7c ([kernel.kallsyms])
+ *	7f533952bc77 _dl_check_map_versions+0x597 (/usr/lib/ld-2.28.so)
+ *	7f53389994d0 [unknown] ([unknown])
+ *	7f1e2215d058 [unknown] (/lib/x86_64-linux-gnu/libc-2.15.so)
+ *	7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)
+ *	55d0e1c4b3a9 std::__invoke_impl<int, int (*&)(int, int)> (inlined)
+ *	7f722d142778 Ljava/io/PrintStream;::print (/tmp/perf-19982.map)
+ *	7f89cc467bf0 Ljava/io/PrintStream;::println->Ljava/io/PrintStream;::print+0x0 (/tmp/perf-10487.map)
+ *	ffffffff821f2c2b ([kernel.kallsyms])	(-F ...,ip,dso)
+ *	ffffffff821f2c2b			(-F ...,ip)
+ *	0 [unknown] ([unknown])
+ *
+ * A "->" chain is Java inlining: the first name is the outer function,
+ * each later one is inlined into the one before (marked KP_F_INLINE).
+ */
+static int
+parse_frame(struct perf *pf, const char *s, size_t len, struct pline *pl,
+	    const char **why)
+{
+	const char *e = s + len, *p, *sym, *se, *dso = NULL, *de = NULL;
+	const char *module = NULL, *piece[64];
+	size_t plen[64], np = 0, i, k;
+	uint64_t addr, off = 0;
+	bool has_off = false, inlined = false;
+	unsigned flags;
+	char *t;
+
+	memset(pl, 0, sizeof(*pl));
+	for (p = s; p < e && !kp_conv_blank(*p); p++)
+		;
+	if (!kp_conv_hex(s, p, &addr)) {
+		*why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
+		return -1;
+	}
+	while (p < e && kp_conv_blank(*p))
+		p++;
+	while (e > p && kp_conv_blank(e[-1]))
+		e--;
+	/* "(DSO)": the last blank-separated word, in parentheses */
+	if (e > p && e[-1] == ')') {
+		const char *w = e - 1;
+
+		while (w > p && !kp_conv_blank(w[-1]))
+			w--;
+		if (*w == '(' && e - w >= 2) {
+			dso = w + 1;
+			de = e - 1;
+			e = w;
+			while (e > p && kp_conv_blank(e[-1]))
+				e--;
+		}
+	}
+	if (dso && de - dso == 7 && memcmp(dso, "inlined", 7) == 0)
+		inlined = true;
+	else if (dso)
+		module = map_module(dso, (size_t)(de - dso), &pl->kernel);
+	if (!dso && addr >= 0xffff800000000000ull)
+		pl->kernel = true;
+	sym = p;
+	se = e;
+	/* "+0xOFF" */
+	for (p = se; p > sym && kp_conv_xdigit(p[-1]); p--)
+		;
+	if (p - sym >= 3 && p < se && p[-1] == 'x' && p[-2] == '0' &&
+	    p[-3] == '+' && kp_conv_hex(p, se, &off)) {
+		has_off = true;
+		se = p - 3;
+	}
+	if (se > sym && *sym == '(') {
+		pl->skip = true; /* a process name, as the peers skip it */
+		return 0;
+	}
+	if (se - sym == 9 && memcmp(sym, "[unknown]", 9) == 0)
+		se = sym;
+	/* split "a->b->c" */
+	for (p = sym; p < se && np < 64;) {
+		const char *arrow = NULL, *q;
+
+		for (q = p; q + 1 < se; q++)
+			if (q[0] == '-' && q[1] == '>') {
+				arrow = q;
+				break;
+			}
+		if (!arrow || np == 63) {
+			piece[np] = p;
+			plen[np++] = (size_t)(se - p);
+			break;
+		}
+		piece[np] = p;
+		plen[np++] = (size_t)(arrow - p);
+		p = arrow + 2;
+	}
+	if (np == 0) {
+		piece[0] = sym;
+		plen[np++] = 0;
+	}
+	pl->n = (uint32_t)np;
+	pl->fr = kp_xmalloc(np * sizeof(*pl->fr));
+	for (i = 0; i < np; i++) {
+		struct kp_frame f;
+
+		memset(&f, 0, sizeof(f));
+		f.addr = addr;
+		flags = KP_F_ADDR;
+		k = plen[i];
+		t = tmpbuf(pf, k);
+		memcpy(t, piece[i], k);
+		if (!pf->o->raw_names && k) {
+			k = kp_conv_tidy_generic(t, k);
+			if (pf->java)
+				k = kp_conv_tidy_java(t, k);
+		}
+		if (k)
+			f.sym = kp_intern(t, k);
+		if (i == np - 1 && has_off && f.sym) {
+			f.off = off;
+			flags |= KP_F_OFF;
+		}
+		if (i > 0 || (inlined && pf->o->inline_flag))
+			flags |= KP_F_INLINE;
+		f.flags = flags;
+		f.module = module;
+		/* leaf first: the last piece is the innermost */
+		pl->fr[np - 1 - i] = kp_frame_intern(&f);
+	}
+	return 0;
+}
+
+/* The cached meaning of the frame line s[0..len), or NULL. */
+static const struct pline *
+find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
+{
+	uint64_t h = kp_hash(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
+	size_t mask, i;
+	struct pline *pl;
+
+	*hash = h;
+	if (!pf->tabcap)
+		return NULL;
+	mask = pf->tabcap - 1;
+	for (i = h & mask;; i = (i + 1) & mask) {
+		pl = &pf->tab[i];
+		if (!pl->text)
+			return NULL;
+		if (pl->hash == h && pl->len == len && pl->java == pf->java &&
+		    memcmp(pl->text, s, len) == 0)
+			return pl;
+	}
+}
+
+/* Parse a new frame line and cache it; NULL (skipped) if bad. */
+static const struct pline *
+add_frame(struct perf *pf, const char *s, size_t len, uint64_t h)
+{
+	size_t mask, i;
+	struct pline *pl, tmp;
+	const char *why;
+
+	if (parse_frame(pf, s, len, &tmp, &why) < 0) {
+		kp_input_skip(pf->in, "%s", why);
+		return NULL;
+	}
+	if (pf->tabn * 2 >= pf->tabcap) {
+		struct pline *old = pf->tab;
+		size_t oldcap = pf->tabcap, j;
+
+		pf->tabcap = oldcap ? oldcap * 2 : 4096;
+		pf->tab = kp_xcalloc(pf->tabcap, sizeof(*pf->tab));
+		mask = pf->tabcap - 1;
+		for (j = 0; j < oldcap; j++) {
+			if (!old[j].text)
+				continue;
+			for (i = old[j].hash & mask; pf->tab[i].text;
+			     i = (i + 1) & mask)
+				;
+			pf->tab[i] = old[j];
+		}
+		free(old);
+	}
+	mask = pf->tabcap - 1;
+	for (i = h & mask; pf->tab[i].text; i = (i + 1) & mask)
+		;
+	pl = &pf->tab[i];
+	*pl = tmp;
+	pl->hash = h;
+	pl->len = len;
+	pl->java = pf->java;
+	pl->text = kp_intern(s, len);
+	pf->tabn++;
+	return pl;
+}
+
+static void
+push_frames(struct perf *pf, const struct pline *pl)
+{
+	uint32_t i;
+
+	if (pl->skip)
+		return;
+	if ((pf->o->space == KP_SPACE_KERNEL && !pl->kernel) ||
+	    (pf->o->space == KP_SPACE_USER && pl->kernel))
+		return;
+	for (i = 0; i < pl->n; i++)
+		kp_conv_push(&pf->cv, pl->fr[i]);
+}
+
+/*
+ * A -F+srcline line after a frame: the source of the frame before it.
+ *
+ *	  perf_stacks.cpp:12
+ *	  /usr/include/c++/10/bits/std_function.h:622
+ *	  ??:0
+ */
+static bool
+srcline(struct perf *pf, const char *s, size_t len)
+{
+	const char *colon = NULL, *p;
+	struct kp_frame f;
+	uint64_t line;
+
+	for (p = s + len; p > s && kp_conv_digit(p[-1]); p--)
+		;
+	if (p == s + len || p == s || p[-1] != ':' || memchr(s, ' ', len))
+		return false;
+	colon = p - 1;
+	if (kp_parse_u64(p, (size_t)(s + len - p), 10, &line) < 0 ||
+	    line > UINT32_MAX)
+		return false;
+	if (pf->cv.n == 0)
+		return true; /* its frame was filtered out */
+	f = *pf->cv.frames[pf->cv.n - 1];
+	if (colon - s == 2 && memcmp(s, "??", 2) == 0)
+		return true;
+	f.file = kp_intern(s, (size_t)(colon - s));
+	f.line = (uint32_t)line;
+	pf->cv.frames[pf->cv.n - 1] = kp_frame_intern(&f);
+	return true;
+}
+
+/* ---- header lines ---- */
+
+struct hdr {
+	const char *comm, *comme, *pid, *pide, *tid, *tide, *ev, *eve;
+	const char *rest, *reste;
+	uint64_t period;
+	bool has_period;
+};
+
+static bool
+all_digits(const char *s, const char *e)
+{
+	if (s < e && *s == '-')
+		s++; /* exiting task: -1 */
+	if (s == e)
+		return false;
+	for (; s < e; s++)
+		if (!kp_conv_digit(*s))
+			return false;
+	return true;
+}
+
+/* PID, PID/TID or -1 */
+static bool
+pid_tid(const char *s, const char *e, struct hdr *h)
+{
+	const char *sl = memchr(s, '/', (size_t)(e - s));
+
+	if (sl) {
+		if (!all_digits(s, sl) || !all_digits(sl + 1, e))
+			return false;
+		h->pid = s;
+		h->pide = sl;
+		h->tid = sl + 1;
+		h->tide = e;
+		return true;
+	}
+	if (!all_digits(s, e))
+		return false;
+	h->pid = h->pide = NULL;
+	h->tid = s;
+	h->tide = e;
+	return true;
+}
+
+static bool
+is_time(const char *s, const char *e)
+{
+	const char *dot;
+
+	if (e - s < 4 || e[-1] != ':')
+		return false;
+	dot = memchr(s, '.', (size_t)(e - s));
+	return dot && all_digits(s, dot) && all_digits(dot + 1, e - 1);
+}
+
+static bool
+is_cpu(const char *s, const char *e)
+{
+	return e - s >= 3 && *s == '[' && e[-1] == ']' &&
+	       all_digits(s + 1, e - 1);
+}
+
+#define MAXTOK 48
+
+/*
+ * A sample header: "comm [pid/]tid [cpu] [time:] [period] event[:mods]:"
+ * then, without -g, the one frame of the sample:
+ *
+ *	java 25607 4794564.109216: cycles:
+ *	java 12688 [002] 6544038.708352: 10309278 cpu-clock:
+ *	V8 WorkerThread 24636/25607 [000] 94564.109216: 100 cycles:
+ *	iperf 27409/28744 [000] 441995.133575: cpu-clock:
+ *	func_ab 15294 cpu-clock:
+ *	vote   913    72.176760:     257597 cycles:uppp:
+ *	swapper     0 [001]  1333.768770: cpu-clock:
+ *	:-1    -1 [003]  8800.165406:     250000 cpu-clock:uhH:
+ *	abab 30112 [001] 90164.311411: probe_libc:malloc: (7fa9195fe260)
+ *	false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])
+ *
+ * The comm may hold blanks and digits, so the fields are found from
+ * the time stamp (or the event) leftwards.
+ */
+static bool
+parse_header(const char *s, size_t len, struct hdr *h)
+{
+	const char *e = s + len, *p, *ts[MAXTOK], *te[MAXTOK];
+	size_t nt = 0, i, it = 0, iev = 0, j;
+	bool found = false;
+
+	memset(h, 0, sizeof(*h));
+	for (p = s; p < e && nt < MAXTOK;) {
+		while (p < e && kp_conv_blank(*p))
+			p++;
+		if (p == e)
+			break;
+		ts[nt] = p;
+		while (p < e && !kp_conv_blank(*p))
+			p++;
+		te[nt++] = p;
+	}
+	if (nt < 3)
+		return false;
+	for (i = 2; i < nt; i++)
+		if (is_time(ts[i], te[i])) {
+			it = i;
+			found = true;
+			break;
+		}
+	if (found) {
+		j = it - 1;
+		if (is_cpu(ts[j], te[j]))
+			j--;
+		if (j < 1 || !pid_tid(ts[j], te[j], h))
+			return false;
+		i = it + 1;
+		if (i < nt && all_digits(ts[i], te[i]) && i + 1 < nt) {
+			h->has_period = true;
+			kp_parse_u64(ts[i], (size_t)(te[i] - ts[i]), 10,
+				     &h->period);
+			i++;
+		}
+		if (i >= nt || te[i][-1] != ':' || te[i] - ts[i] < 2)
+			return false;
+		iev = i;
+	} else {
+		/* no time stamp: the first "word:" after a pid */
+		for (i = 2; i < nt; i++)
+			if (te[i][-1] == ':' && te[i] - ts[i] >= 2 &&
+			    !kp_conv_digit(ts[i][0]))
+				break;
+		if (i == nt)
+			return false;
+		iev = i;
+		j = i - 1;
+		if (is_cpu(ts[j], te[j]))
+			j--;
+		if (j >= 2 && all_digits(ts[j], te[j]) &&
+		    (is_cpu(ts[j - 1], te[j - 1]) ||
+		     pid_tid(ts[j - 1], te[j - 1], h))) {
+			h->has_period = true;
+			kp_parse_u64(ts[j], (size_t)(te[j] - ts[j]), 10,
+				     &h->period);
+			j--;
+			if (is_cpu(ts[j], te[j]))
+				j--;
+		}
+		if (j < 1 || !pid_tid(ts[j], te[j], h))
+			return false;
+	}
+	h->comm = ts[0];
+	h->comme = te[j - 1];
+	h->ev = ts[iev];
+	h->eve = te[iev] - 1;
+	h->rest = te[iev];
+	while (h->rest < e && kp_conv_blank(*h->rest))
+		h->rest++;
+	h->reste = e;
+	if (h->has_period && h->period == 0)
+		h->period = 1;
+	return true;
+}
+
+static void
+note_other(struct perf *pf, const char *ev, size_t len)
+{
+	const char *p = pf->others, *e = pf->others + pf->otherslen, *c;
+
+	pf->o->samples_other++;
+	while (p && p < e) {
+		c = memchr(p, ',', (size_t)(e - p));
+		if (!c)
+			c = e;
+		if ((size_t)(c - p) == len && memcmp(p, ev, len) == 0)
+			return;
+		p = c + (c < e ? 2 : 0);
+	}
+	if (pf->otherslen > 4096)
+		return;
+	pf->others = kp_xrealloc(pf->others, pf->otherslen + len + 3);
+	if (pf->otherslen) {
+		memcpy(pf->others + pf->otherslen, ", ", 2);
+		pf->otherslen += 2;
+	}
+	memcpy(pf->others + pf->otherslen, ev, len);
+	pf->otherslen += len;
+	pf->others[pf->otherslen] = '\0';
+}
+
+/* The process frame: "comm", "comm-PID" or "comm-PID/TID". */
+static const struct kp_frame *
+proc_frame(struct perf *pf, const struct hdr *h)
+{
+	size_t clen = (size_t)(h->comme - h->comm), n, i;
+	size_t plen = h->pid ? (size_t)(h->pide - h->pid) : 1;
+	size_t tlen = (size_t)(h->tide - h->tid);
+	char *t = tmpbuf(pf, clen + plen + tlen + 3);
+
+	memcpy(t, h->comm, clen);
+	for (i = 0; i < clen; i++)
+		if (t[i] == ' ' || t[i] == '\t')
+			t[i] = '_';
+	n = clen;
+	if (pf->o->proc >= KP_PROC_PID) {
+		t[n++] = '-';
+		if (h->pid) {
+			memcpy(t + n, h->pid, plen);
+			n += plen;
+		} else {
+			t[n++] = '?'; /* perf printed the tid only */
+		}
+	}
+	if (pf->o->proc == KP_PROC_TID) {
+		t[n++] = '/';
+		memcpy(t + n, h->tid, tlen);
+		n += tlen;
+	}
+	if (pf->proc && pf->commcap > n && memcmp(pf->comm, t, n) == 0 &&
+	    pf->comm[n] == '\0')
+		return pf->proc;
+	if (pf->commcap < n + 1) {
+		pf->commcap = n + 32;
+		pf->comm = kp_xrealloc(pf->comm, pf->commcap);
+	}
+	memcpy(pf->comm, t, n);
+	pf->comm[n] = '\0';
+	return kp_frame_make(0, 0, pf->comm, NULL);
+}
+
+static void
+end_sample(struct perf *pf)
+{
+	if (pf->in_sample && !pf->skip_sample) {
+		if (pf->proc)
+			kp_conv_push(&pf->cv, pf->proc);
+		if (pf->cv.n == 0)
+			kp_conv_push(&pf->cv, kp_frame_make(0, 0, "[no stack]",
+							    NULL));
+		kp_conv_flush(&pf->cv, pf->weight);
+		pf->o->samples++;
+	}
+	pf->cv.n = 0;
+	pf->in_sample = pf->skip_sample = false;
+}
+
+static void
+start_sample(struct perf *pf, const struct hdr *h)
+{
+	size_t evlen = (size_t)(h->eve - h->ev);
+	const struct pline *pl;
+
+	pf->in_sample = true;
+	pf->skip_sample = false;
+	pf->cv.n = 0;
+	if (!pf->o->event_used) {
+		pf->o->event_used = kp_xstrndup(h->ev, evlen);
+	} else if (strlen(pf->o->event_used) != evlen ||
+		   memcmp(pf->o->event_used, h->ev, evlen) != 0) {
+		note_other(pf, h->ev, evlen);
+		pf->skip_sample = true;
+		return;
+	}
+	pf->weight = pf->o->period && h->has_period ? h->period : 1;
+	pf->java = (size_t)(h->comme - h->comm) == 4 &&
+		   memcmp(h->comm, "java", 4) == 0;
+	if (pf->o->proc != KP_PROC_NONE) {
+		pf->proc = proc_frame(pf, h);
+	} else {
+		pf->proc = NULL;
+	}
+	/* without -g: the frame is on the header line */
+	if (h->rest < h->reste &&
+	    !(*h->rest == '(' && h->reste[-1] == ')' &&
+	      !memchr(h->rest, ' ', (size_t)(h->reste - h->rest)))) {
+		size_t n = (size_t)(h->reste - h->rest);
+		uint64_t hash;
+
+		pl = find_frame(pf, h->rest, n, &hash);
+		if (!pl)
+			pl = add_frame(pf, h->rest, n, hash);
+		if (pl)
+			push_frames(pf, pl);
+	}
+}
+
+/* ---- the input as a whole ---- */
+
+/*
+ * Refuse a file of another kind within its first KiB: a perf.data
+ * file (magic "PERFILE2", binary), DTrace or bpftrace output, kp.
+ */
+static int
+check_kind(struct kp_input *in, const char **why)
+{
+	const char *p, *e, *nl;
+	size_t n = kp_input_peek(in, &p);
+	struct hdr h;
+
+	e = p + (n > 1024 ? 1024 : n);
+	if (n >= 8 && memcmp(p, "PERFILE", 7) == 0) {
+		*why = "this is a perf.data file, not text: run 'perf script' "
+		       "on it and give perf2kp that output";
+		return -1;
+	}
+	if (memchr(p, '\0', (size_t)(e - p))) {
+		*why = "binary input: perf2kp reads the text of 'perf script'";
+		return -1;
+	}
+	while (p < e) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (!nl)
+			return 0; /* no whole line in the first KiB */
+		const char *s = p, *le = nl;
+
+		p = nl + 1;
+		if (le > s && le[-1] == '\r')
+			le--;
+		while (s < le && kp_conv_blank(*s))
+			s++;
+		if (s == le || *s == '#')
+			continue;
+		if (parse_header(s, (size_t)(le - s), &h))
+			return 0;
+		*why = "expected 'perf script' output (a sample header such "
+		       "as 'comm 1234 [000] 12.345: 1 cycles:')";
+		return -1;
+	}
+	return 0;
+}
+
+int
+kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
+		struct kp_perf_opts *o, const char **why)
+{
+	struct perf pf;
+	struct hdr h;
+	const struct pline *pl;
+	char *line, *s;
+	size_t len, n;
+	uint64_t hash;
+
+	if (check_kind(in, why) < 0)
+		return -1;
+	memset(&pf, 0, sizeof(pf));
+	pf.o = o;
+	pf.in = in;
+	if (o->event && !o->event_used)
+		o->event_used = kp_xstrdup(o->event);
+	kp_conv_init(&pf.cv, agg, in);
+	while ((line = kp_input_getline(in, &len)) != NULL) {
+		s = line;
+		n = len;
+		while (n && kp_conv_blank(*s)) {
+			s++;
+			n--;
+		}
+		while (n && kp_conv_blank(s[n - 1]))
+			n--;
+		if (n == 0) {
+			end_sample(&pf);
+			pf.orphan = false;
+			continue;
+		}
+		if (*s == '#' || pf.orphan)
+			continue;
+		if (pf.in_sample) {
+			/* the fast path: a frame line seen before */
+			pl = find_frame(&pf, s, n, &hash);
+			if (pl) {
+				if (!pf.skip_sample)
+					push_frames(&pf, pl);
+				continue;
+			}
+			if (!parse_header(s, n, &h)) {
+				if (pf.skip_sample)
+					continue;
+				if (kp_conv_xdigit(*s)) {
+					pl = add_frame(&pf, s, n, hash);
+					if (pl)
+						push_frames(&pf, pl);
+				} else if (!srcline(&pf, s, n)) {
+					kp_input_skip(in, "not a frame line "
+						      "(expected 'ADDRESS "
+						      "SYMBOL (DSO)')");
+				}
+				continue;
+			}
+			end_sample(&pf); /* a header with no blank before */
+		} else if (!parse_header(s, n, &h)) {
+			kp_input_skip(in, "not a sample header (expected "
+					  "'comm pid [cpu] time: event:'); "
+					  "skipping to the next blank line");
+			pf.orphan = true;
+			continue;
+		}
+		start_sample(&pf, &h);
+	}
+	end_sample(&pf);
+	o->events_other = pf.others;
+	kp_conv_free(&pf.cv);
+	free(pf.tab);
+	free(pf.tmp);
+	free(pf.comm);
+	return 0;
+}
+
+void
+kp_perf_opts_free(struct kp_perf_opts *o)
+{
+	free(o->event_used);
+	free(o->events_other);
+	o->event_used = o->events_other = NULL;
+}

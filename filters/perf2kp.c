@@ -1,0 +1,148 @@
+/*
+ * perf2kp - "perf script" text in, canonical kp out.
+ *
+ *	perf record -a -g -- sleep 10
+ *	perf script | perf2kp > out.kp
+ *
+ * The accepted shapes of the sample header and frame lines are pasted
+ * above their parsers in common/conv_perf.c.  Identical stacks merge;
+ * stacks keep their first-seen order.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"usage: perf2kp [-h] [--event EV] [--comm | --pid | --tid]\n"
+		"               [--kernel-only | --user-only] "
+		"[--weight samples|period]\n"
+		"               [--inline] [--raw-names] [file ...]\n"
+		"Read the text of 'perf script' and write canonical kp with\n"
+		"identical stacks merged.  With no file, or '-', read standard\n"
+		"input.\n"
+		"  --event EV        keep samples of event EV (default: the first\n"
+		"                    event seen; the others are named on stderr)\n"
+		"  --comm            the process name as the outermost frame\n"
+		"  --pid             the same, as NAME-PID\n"
+		"  --tid             the same, as NAME-PID/TID\n"
+		"  --kernel-only     keep kernel frames only\n"
+		"  --user-only       keep user frames only\n"
+		"  --weight W        count 'samples' (default) or sum each\n"
+		"                    sample's 'period'\n"
+		"  --inline          mark perf's '(inlined)' frames as inline\n"
+		"  --raw-names       keep symbols as perf prints them (default:\n"
+		"                    cut argument lists, drop quotes, as\n"
+		"                    stackcollapse-perf.pl does)\n"
+		"  -h, --help        show this help\n"
+		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
+	exit(status);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum {
+		OPT_EVENT = 256,
+		OPT_COMM,
+		OPT_PID,
+		OPT_TID,
+		OPT_KERNEL,
+		OPT_USER,
+		OPT_WEIGHT,
+		OPT_INLINE,
+		OPT_RAW,
+	};
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "comm", no_argument, NULL, OPT_COMM },
+		{ "pid", no_argument, NULL, OPT_PID },
+		{ "tid", no_argument, NULL, OPT_TID },
+		{ "kernel-only", no_argument, NULL, OPT_KERNEL },
+		{ "user-only", no_argument, NULL, OPT_USER },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "raw-names", no_argument, NULL, OPT_RAW },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kp_perf_opts o;
+	struct kp_agg *agg;
+	struct kp_input *in;
+	const char *why;
+	int ch, i;
+
+	kp_init(argv);
+	memset(&o, 0, sizeof(o));
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		switch (ch) {
+		case OPT_EVENT:
+			if (!*optarg)
+				kp_usage_error("--event needs an event name");
+			o.event = optarg;
+			break;
+		case OPT_COMM:
+		case OPT_PID:
+		case OPT_TID:
+			if (o.proc != KP_PROC_NONE)
+				kp_usage_error("use one of --comm, --pid, "
+					       "--tid");
+			o.proc = ch == OPT_COMM  ? KP_PROC_COMM
+				 : ch == OPT_PID ? KP_PROC_PID
+						 : KP_PROC_TID;
+			break;
+		case OPT_KERNEL:
+		case OPT_USER:
+			if (o.space != KP_SPACE_ALL)
+				kp_usage_error("use one of --kernel-only, "
+					       "--user-only");
+			o.space = ch == OPT_KERNEL ? KP_SPACE_KERNEL
+						   : KP_SPACE_USER;
+			break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "samples") == 0)
+				o.period = false;
+			else if (strcmp(optarg, "period") == 0)
+				o.period = true;
+			else
+				kp_usage_error("--weight is 'samples' or "
+					       "'period', not '%s'", optarg);
+			break;
+		case OPT_INLINE:
+			o.inline_flag = true;
+			break;
+		case OPT_RAW:
+			o.raw_names = true;
+			break;
+		case 'h':
+			usage(stdout, KP_EXIT_OK);
+			break;
+		default:
+			usage(stderr, KP_EXIT_USAGE);
+		}
+	argc -= optind;
+	argv += optind;
+
+	agg = kp_agg_new();
+	for (i = 0; i < (argc ? argc : 1); i++) {
+		in = kp_input_open(argc ? argv[i] : "-");
+		if (kp_perf_convert(agg, in, &o, &why) < 0)
+			kp_die("%s: %s", kp_input_name(in), why);
+		kp_input_close(in);
+	}
+	if (o.events_other)
+		kp_warn("kept the %lu samples of event %s; skipped %lu of: %s",
+			o.samples, o.event_used, o.samples_other,
+			o.events_other);
+	kp_meta_set("source", "perf script");
+	if (o.event_used)
+		kp_meta_set("event", "%s", o.event_used);
+	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
+	kp_write_agg(stdout, agg);
+	kp_perf_opts_free(&o);
+	return kp_finish();
+}
