@@ -116,4 +116,41 @@ bool kp_symtab_find(const struct kp_symtab *st, const char *name,
 /* Number of symbols loaded (aliases included). */
 size_t kp_symtab_count(const struct kp_symtab *st);
 
+/* ---- symtab_elf.c: ELF files through libelf ---- */
+
+/* kp_symtab_load_elf flags. */
+enum {
+	/*
+	 * When the file has no .symtab (a stripped DSO), read the one of
+	 * its separate debug file (kp_elf_debug_file) if there is one.
+	 */
+	KP_SYMTAB_DEBUGFILE = 1 << 0,
+};
+
+/*
+ * Add the symbols of an ELF file (vmlinux, a DSO, an executable): its
+ * .symtab, else its .dynsym.  Functions and code labels become T/t/W,
+ * data objects D/d/V or B/b; addresses are the file's own (st_value,
+ * link-time for vmlinux), sizes st_size.  Returns 0, or -1 with
+ * kp_symtab_error() set ("FILE: not an ELF file", "FILE: no symbol
+ * table", a truncated or corrupt file ...).  Never crashes on a corrupt
+ * file.
+ */
+int kp_symtab_load_elf(struct kp_symtab *st, const char *path,
+		       unsigned flags);
+
+/*
+ * The GNU build-id of an ELF file as lowercase hex, or NULL (none, or
+ * the file cannot be read).  The caller frees it.
+ */
+char *kp_elf_build_id(const char *path);
+
+/*
+ * The separate debug file of an ELF file, looked for as gdb and
+ * elfutils do: /usr/lib/debug/.build-id/xx/yyyy.debug, then the
+ * .gnu_debuglink name in the file's directory, its .debug/ and
+ * /usr/lib/debug/DIR/.  NULL if none is found.  The caller frees it.
+ */
+char *kp_elf_debug_file(const char *path);
+
 #endif /* KP_SYMTAB_H */

@@ -1,0 +1,49 @@
+/*
+ * dwarf_lines.h - source lines and inline chains from DWARF, through libdwfl,
+ * for kp-addr2sym -l and -i.
+ *
+ * A struct kp_dwarf is one ELF file (vmlinux, an executable, a DSO)
+ * opened offline, with its separate debug file found as elfutils finds
+ * it (build-id or .gnu_debuglink under /usr/lib/debug).  Addresses are
+ * the file's own (st_value, link-time for vmlinux): the caller removes
+ * any KASLR shift and does the "pc - 1" of return addresses itself.
+ * Strings returned belong to the kp_dwarf and live until
+ * kp_dwarf_close().  The library prints nothing.
+ */
+#ifndef KP_DWARF_LINES_H
+#define KP_DWARF_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_dwarf;
+
+/* One level of source: a function and where in it. */
+struct kp_srcframe {
+	const char *func; /* DWARF name (linkage name if any), or NULL */
+	const char *file; /* as the line table has it, or NULL */
+	unsigned line;    /* 0 if unknown */
+};
+
+/*
+ * Open path.  NULL on failure with the reason in err ("FILE: No such
+ * file or directory", "FILE: no DWARF debugging information").
+ */
+struct kp_dwarf *kp_dwarf_open(const char *path, char *err, size_t errlen);
+
+/*
+ * The source of addr, innermost first, in out[0..max): without inlines
+ * one entry (the line of addr, in the innermost inlined function); with
+ * inlines one entry for each inlined function that contains addr (its
+ * name, and the line in it: of addr for the first, of the call to the
+ * previous one for the others), then one for the function it is all
+ * inlined into, as "eu-addr2line -f -i" prints them.  Returns the
+ * number of entries (at most max), 0 if DWARF says nothing of addr.
+ */
+size_t kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
+		       struct kp_srcframe *out, size_t max);
+
+void kp_dwarf_close(struct kp_dwarf *dw);
+
+#endif /* KP_DWARF_LINES_H */
