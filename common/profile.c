@@ -226,9 +226,17 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 		}
 		/* FALLTHROUGH */
 	case KP_BY_OFFSET:
-		if (sym)
+		if (sym) {
 			name = sym_off(p, f);
-		else if (f->flags & KP_F_ADDR) {
+		} else if (f->module && (f->flags & KP_F_OFF)) {
+			/* SystemTap's "0xADDR [module+0xOFF/0xSIZE]" */
+			rest = bracket_module(p, f->module);
+			n = strlen(rest);
+			reserve(p, n + 24);
+			n = (size_t)snprintf(p->nb, p->ncap, "%s+0x%llx", rest,
+					     (unsigned long long)f->off);
+			name = kp_intern(p->nb, n);
+		} else if (f->flags & KP_F_ADDR) {
 			reserve(p, 24);
 			n = (size_t)snprintf(p->nb, 24, "0x%llx",
 					     (unsigned long long)f->addr);
@@ -352,6 +360,18 @@ double
 kp_profile_pct(const struct kp_profile *p, uint64_t n)
 {
 	return p->total ? 100.0 * (double)n / (double)p->total : 0.0;
+}
+
+uint32_t
+kp_profile_lookup(const struct kp_profile *p, const char *name,
+		  const char *module)
+{
+	size_t j = ptr_hash(name, module) & (p->kcap - 1);
+
+	for (; p->ktab[j].name; j = (j + 1) & (p->kcap - 1))
+		if (p->ktab[j].name == name && p->ktab[j].module == module)
+			return p->ktab[j].key;
+	return KP_KEY_NONE;
 }
 
 size_t
@@ -756,4 +776,173 @@ kp_tree_free(struct kp_tree *t)
 	free(t->nodes);
 	free(t->tab);
 	free(t);
+}
+
+/* ---- folded stacks ---- */
+
+struct vslot {
+	const struct kp_frame *f; /* NULL: empty */
+	bool ok;
+};
+
+struct kp_folded {
+	const struct kp_frame **frames;
+	size_t cap;
+	struct vslot *tab; /* frames already checked for a clean read-back */
+	size_t tcap, tlen;
+	char *buf;
+	size_t bcap;
+};
+
+struct kp_folded *
+kp_folded_new(void)
+{
+	struct kp_folded *fd = kp_xcalloc(1, sizeof(*fd));
+
+	fd->cap = 64;
+	fd->frames = kp_xmalloc(fd->cap * sizeof(*fd->frames));
+	fd->tcap = 1024;
+	fd->tab = kp_xcalloc(fd->tcap, sizeof(*fd->tab));
+	return fd;
+}
+
+void
+kp_folded_free(struct kp_folded *fd)
+{
+	if (!fd)
+		return;
+	free(fd->frames);
+	free(fd->tab);
+	free(fd->buf);
+	free(fd);
+}
+
+/* Would " : NAME" read back as exactly the symbol NAME? */
+static bool
+reads_back(struct kp_folded *fd, const struct kp_frame *f)
+{
+	size_t n = strlen(f->sym);
+	struct kp_frame g;
+	const char *why;
+
+	if (fd->bcap < n + 4) {
+		fd->bcap = n + 64;
+		fd->buf = kp_xrealloc(fd->buf, fd->bcap);
+	}
+	memcpy(fd->buf, " : ", 3);
+	memcpy(fd->buf + 3, f->sym, n);
+	fd->buf[n + 3] = '\0';
+	return kp_frame_parse(fd->buf, n + 3, &g, &why) == 0 &&
+	       g.sym == f->sym && !g.module && !g.file && g.flags == 0;
+}
+
+static void
+vtab_grow(struct kp_folded *fd)
+{
+	struct vslot *old = fd->tab;
+	size_t oldcap = fd->tcap, i, j;
+
+	fd->tcap *= 2;
+	fd->tab = kp_xcalloc(fd->tcap, sizeof(*fd->tab));
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].f)
+			continue;
+		j = ptr_hash(old[i].f, NULL) & (fd->tcap - 1);
+		while (fd->tab[j].f)
+			j = (j + 1) & (fd->tcap - 1);
+		fd->tab[j] = old[i];
+	}
+	free(old);
+}
+
+static bool
+checked(struct kp_folded *fd, const struct kp_frame *f)
+{
+	size_t j = ptr_hash(f, NULL) & (fd->tcap - 1);
+	bool ok;
+
+	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1))
+		if (fd->tab[j].f == f)
+			return fd->tab[j].ok;
+	ok = reads_back(fd, f);
+	fd->tab[j] = (struct vslot){ f, ok };
+	if (++fd->tlen * 2 > fd->tcap)
+		vtab_grow(fd);
+	return ok;
+}
+
+/*
+ * Accepted lines (FlameGraph's stackcollapse-*.pl, inferno, kp-fold):
+ *
+ *	swapper;start_kernel;rest_init;cpu_idle;default_idle 1168
+ *	bash;[unknown];__libc_start_main;main 12
+ *	java;Foo::bar(int) const;operator new 3
+ *	single_frame 1
+ *
+ * The count is the text after the last blank; blanks around the line
+ * and before the count are ignored.
+ */
+int
+kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
+		const struct kp_frame *const **frames, size_t *n,
+		uint64_t *count, const char **why)
+{
+	const char *e = s + len, *c, *p, *q;
+	struct kp_frame f;
+	size_t m = 0, i;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	for (c = e; c > s && c[-1] != ' ' && c[-1] != '\t'; c--)
+		;
+	if (c == s) {
+		*why = "no count (expected 'frame;frame;... COUNT')";
+		return -1;
+	}
+	if (kp_parse_u64(c, (size_t)(e - c), 10, count) < 0) {
+		*why = "the count is not a decimal number of at most 64 bits";
+		return -1;
+	}
+	for (e = c; e > s && (e[-1] == ' ' || e[-1] == '\t'); e--)
+		;
+	if (memchr(s, '\0', (size_t)(e - s))) {
+		*why = "NUL byte in a frame name";
+		return -1;
+	}
+	for (p = s; p <= e; p = q + 1) {
+		q = memchr(p, ';', (size_t)(e - p));
+		if (!q)
+			q = e;
+		if (q == p) {
+			*why = "empty frame name";
+			return -1;
+		}
+		memset(&f, 0, sizeof(f));
+		f.sym = kp_intern(p, (size_t)(q - p));
+		if (m == fd->cap) {
+			fd->cap *= 2;
+			fd->frames = kp_xrealloc(fd->frames,
+						 fd->cap * sizeof(*fd->frames));
+		}
+		fd->frames[m] = kp_frame_intern(&f);
+		if (!checked(fd, fd->frames[m])) {
+			*why = "a frame name kp would read back differently "
+			       "(+HEX offset, ' [module]', an annotation, or "
+			       "blanks at an end)";
+			return -1;
+		}
+		m++;
+	}
+	/* root first in the text, leaf first in kp */
+	for (i = 0; i < m / 2; i++) {
+		const struct kp_frame *t = fd->frames[i];
+
+		fd->frames[i] = fd->frames[m - 1 - i];
+		fd->frames[m - 1 - i] = t;
+	}
+	*frames = fd->frames;
+	*n = m;
+	return 0;
 }

@@ -51,7 +51,11 @@ enum kp_by {
 	 * frame without an address falls back to KP_BY_OFFSET's name.
 	 */
 	KP_BY_ADDRESS,
-	/* The symbol and offset: "SYMBOL+0xOFF" (just "SYMBOL" if no offset). */
+	/*
+	 * The symbol and offset: "SYMBOL+0xOFF" (just "SYMBOL" if no
+	 * offset); without a symbol "[MODULE]+0xOFF" when the offset in the
+	 * module is known, else "0xADDR", else "[MODULE]".
+	 */
 	KP_BY_OFFSET,
 };
 
@@ -111,6 +115,9 @@ uint64_t kp_profile_total(const struct kp_profile *p);
 /* 100 * n / total, 0 when the total is 0. */
 double kp_profile_pct(const struct kp_profile *p, uint64_t n);
 
+/* The id of the key (name, module), both interned, or KP_KEY_NONE. */
+uint32_t kp_profile_lookup(const struct kp_profile *p, const char *name,
+			   const char *module);
 /*
  * The ids of the keys called name (with module, if not NULL), in id
  * order: fills ids[0..max) and returns how many there are in all.
@@ -187,3 +194,23 @@ void kp_tree_sort(struct kp_tree *t, const struct kp_profile *p);
 void kp_tree_free(struct kp_tree *t);
 
 #endif /* KP_PROFILE_H */
+
+/* ---- folded stacks (fold2kp) ---- */
+
+struct kp_folded;
+
+/* A parser of folded lines; it keeps the frame array between calls. */
+struct kp_folded *kp_folded_new(void);
+void kp_folded_free(struct kp_folded *fd);
+/*
+ * Parse one folded line (without its newline), "root;...;leaf COUNT":
+ * frames without an address (" : name" in kp), leaf first, in
+ * *frames[0..*n) (valid until the next call), the count in *count.
+ * Returns 0, or -1 with *why set to a static description: no count, a
+ * bad count, an empty frame name, or a name that kp would not read
+ * back unchanged (one that ends in +HEX, holds " [", ends in an
+ * annotation such as " (inline)", or has blanks at either end).
+ */
+int kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
+		    const struct kp_frame *const **frames, size_t *n,
+		    uint64_t *count, const char **why);
