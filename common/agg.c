@@ -98,7 +98,8 @@ void
 kp_agg_sort(struct kp_agg *agg, int (*cmp)(const void *, const void *))
 {
 	/* struct kp_stack is the first member, so the pointers convert */
-	qsort(agg->order, agg->len, sizeof(*agg->order), cmp);
+	if (agg->len > 1) /* qsort(NULL, 0) is undefined */
+		qsort(agg->order, agg->len, sizeof(*agg->order), cmp);
 }
 
 void
