@@ -103,16 +103,24 @@ kp_agg_sort(struct kp_agg *agg, int (*cmp)(const void *, const void *))
 }
 
 void
+kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
+		   const struct kp_frame *const *frames, size_t n,
+		   uint64_t count)
+{
+	if (kp_agg_add(agg, frames, n, count) < 0)
+		kp_input_skip(in, "count overflows 64 bits when added to an "
+				  "identical stack; record dropped");
+}
+
+void
 kp_agg_read(struct kp_agg *agg, const char *path)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 	const struct kp_stack *st;
 
 	while ((st = kp_reader_next(rd)) != NULL)
-		if (kp_agg_add(agg, st->frames, st->n, st->count) < 0)
-			kp_input_skip(kp_reader_input(rd),
-				      "count overflows 64 bits when added to "
-				      "an identical stack; record dropped");
+		kp_agg_add_or_skip(agg, kp_reader_input(rd), st->frames, st->n,
+				   st->count);
 	kp_reader_close(rd);
 }
 

@@ -224,6 +224,13 @@ struct kp_agg *kp_agg_new(void);
  */
 int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 	       size_t n, uint64_t count);
+/*
+ * kp_agg_add, and on overflow skip the record with a message naming the
+ * current line of in (for converters that read their own formats).
+ */
+void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
+			const struct kp_frame *const *frames, size_t n,
+			uint64_t count);
 /* Distinct stacks, in order of first appearance. */
 size_t kp_agg_len(const struct kp_agg *agg);
 const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);

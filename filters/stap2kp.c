@@ -50,8 +50,6 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_agg *agg;
-	struct kp_reader *rd;
-	const struct kp_stack *st;
 	int ch, i;
 
 	kp_init(argv);
@@ -67,16 +65,8 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_new();
-	for (i = 0; i < (argc ? argc : 1); i++) {
-		rd = kp_reader_open(argc ? argv[i] : "-");
-		while ((st = kp_reader_next(rd)) != NULL)
-			if (kp_agg_add(agg, st->frames, st->n, st->count) < 0)
-				kp_input_skip(kp_reader_input(rd),
-					      "count overflows 64 bits when "
-					      "added to an identical stack; "
-					      "record dropped");
-		kp_reader_close(rd);
-	}
+	for (i = 0; i < (argc ? argc : 1); i++)
+		kp_agg_read(agg, argc ? argv[i] : "-");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);
 	return kp_finish();
