@@ -499,12 +499,12 @@ load_sources(void)
 		struct source *s = source_new(opt_elf, true);
 
 		if (s->is_kernel) {
-			if (opt_sysmap)
-				kp_usage_error("-m and -e with a vmlinux: "
-					       "give one of them");
 			kelf = s;
 			kimg = s->st;
 			kimg_path = opt_elf;
+			if (opt_sysmap)
+				kp_usage_error("-m and -e with a vmlinux: "
+					       "give one of them");
 		} else {
 			uelf = s;
 		}
