@@ -15,14 +15,15 @@
 #include "kp.h"
 
 static bool opt_modules, opt_offsets, opt_addrs, opt_jit, opt_inlined;
-static bool opt_perf_addrs;
+static bool opt_perf_addrs, opt_backtick;
 
 static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"usage: kp-fold [-h] [--modules] [--jit] [--inlined] [--all]\n"
-		"               [--offsets] [--addrs | --perf-addrs] [file ...]\n"
+		"               [--offsets] [--addrs | --perf-addrs | --backtick]\n"
+		"               [file ...]\n"
 		"Read kp (or SystemTap output) and write folded stacks,\n"
 		"'root;...;leaf COUNT', for flamegraph.pl, inferno and\n"
 		"speedscope.  With no file, or '-', read standard input.\n"
@@ -38,6 +39,9 @@ usage(FILE *fp, int status)
 		"              (default: [module file name], or [unknown])\n"
 		"  --perf-addrs  name it [module <addr>] or [unknown <addr>], as\n"
 		"              stackcollapse-perf.pl --addrs\n"
+		"  --backtick  name frames module`symbol, as DTrace prints them\n"
+		"              (and module`0xADDR or 0xADDR without a symbol),\n"
+		"              as stackcollapse.pl keeps them\n"
 		"  -h, --help  show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -95,8 +99,28 @@ static size_t
 frame_name(const struct kp_frame *f, char **nb, size_t *ncap)
 {
 	const char *base;
-	size_t n;
+	size_t n, m;
 
+	if (opt_backtick) {
+		/* DTrace's module`function, module`0xADDR, 0xADDR */
+		m = f->module ? strlen(f->module) : 0;
+		if (f->sym)
+			n = kp_frame_name(f, opt_offsets, false, nb, ncap);
+		else if (f->flags & KP_F_ADDR)
+			n = kp_frame_name(f, false, true, nb, ncap);
+		else
+			return kp_frame_name(f, false, false, nb, ncap);
+		if (!m)
+			return n;
+		if (*ncap < n + m + 2) {
+			*ncap = n + m + 64;
+			*nb = kp_xrealloc(*nb, *ncap);
+		}
+		memmove(*nb + m + 1, *nb, n + 1);
+		memcpy(*nb, f->module, m);
+		(*nb)[m] = '`';
+		return n + m + 1;
+	}
 	if (f->sym || (!f->module && !opt_perf_addrs) ||
 	    (opt_addrs && (f->flags & KP_F_ADDR)))
 		return kp_frame_name(f, opt_offsets, opt_addrs, nb, ncap);
@@ -173,6 +197,7 @@ main(int argc, char **argv)
 		OPT_INLINED,
 		OPT_ALL,
 		OPT_PERF_ADDRS,
+		OPT_BACKTICK,
 	};
 	static const struct option longopts[] = {
 		{ "modules", no_argument, NULL, OPT_MODULES },
@@ -182,6 +207,7 @@ main(int argc, char **argv)
 		{ "inlined", no_argument, NULL, OPT_INLINED },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "perf-addrs", no_argument, NULL, OPT_PERF_ADDRS },
+		{ "backtick", no_argument, NULL, OPT_BACKTICK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,6 +234,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_INLINED:
 			opt_inlined = true;
+			break;
+		case OPT_BACKTICK:
+			opt_backtick = true;
 			break;
 		case OPT_PERF_ADDRS:
 			opt_perf_addrs = true;
