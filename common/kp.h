@@ -195,6 +195,8 @@ void kp_meta_set(const char *key, const char *fmt, ...)
 /* The value of key (the text after "# key: "), or NULL. */
 const char *kp_meta_get(const char *key);
 size_t kp_meta_count(void);
+/* Forget every metadata line (a fresh start, as for each fuzz input). */
+void kp_meta_clear(void);
 const char *kp_meta_line(size_t i); /* "# key: value", no newline */
 
 /* ---- reader.c: the kp reader ---- */

@@ -89,6 +89,16 @@ kp_meta_get(const char *key)
 	return NULL;
 }
 
+void
+kp_meta_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < nlines; i++)
+		free(lines[i]);
+	nlines = 0;
+}
+
 size_t
 kp_meta_count(void)
 {

@@ -47,6 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	kp_progname = "fuzz_reader";
 	kp_quiet = true;
+	kp_meta_clear();
 	a = canon(path, &alen);
 	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0 || write(fd, a, alen) != (ssize_t)alen)
