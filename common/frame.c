@@ -221,10 +221,14 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		while (e > p && is_blank(e[-1]))
 			e--;
 	}
-	if (e > p && parse_offsize(p, e, &plus, f) && plus > p)
+	if (e > p && parse_offsize(p, e, &plus, f) && plus > p) {
 		e = plus;
-	else
+	} else {
+		/* " : +179" is a symbol: drop what parse_offsize set */
 		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
+		f->off = 0;
+		f->size = 0;
+	}
 	if (e > p)
 		f->sym = kp_intern(p, (size_t)(e - p));
 	if (!f->sym && !(f->flags & KP_F_ADDR)) {
