@@ -1,7 +1,7 @@
 /*
  * fuzz_reader.c - libFuzzer target for the kp reader and writer.
  *
- * Feeds the input through kp_reader (via a pipe-less temporary file),
+ * Feeds the input through kp_reader (from a memfd, by its /proc path),
  * aggregates, writes canonical kp, reads that back and checks that the
  * canonical form is a fixed point: write(read(write(x))) == write(x).
  */
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -35,28 +36,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[] = "/tmp/kp-fuzz-XXXXXX";
+	char path[64];
 	char *a, *b;
 	size_t alen, blen;
-	int fd = mkstemp(path);
+	int fd = memfd_create("kp-fuzz", 0);
 
 	if (fd < 0)
 		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (write(fd, data, size) != (ssize_t)size)
 		abort();
-	close(fd);
 	kp_progname = "fuzz_reader";
 	kp_quiet = true;
 	kp_meta_clear();
 	a = canon(path, &alen);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0 || write(fd, a, alen) != (ssize_t)alen)
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, a, alen, 0) != (ssize_t)alen)
 		abort();
-	close(fd);
 	b = canon(path, &blen);
 	if (alen != blen || memcmp(a, b, alen) != 0)
 		abort(); /* canonical output must be a fixed point */
-	unlink(path);
+	close(fd);
 	free(a);
 	free(b);
 	return 0;
