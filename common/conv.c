@@ -26,9 +26,7 @@ kp_conv_push(struct kp_conv *cv, const struct kp_frame *f)
 void
 kp_conv_flush(struct kp_conv *cv, uint64_t count)
 {
-	if (kp_agg_add(cv->agg, cv->frames, cv->n, count) < 0)
-		kp_input_skip(cv->in, "count overflows 64 bits when added to "
-				      "an identical stack; sample dropped");
+	kp_agg_add_or_skip(cv->agg, cv->in, cv->frames, cv->n, count);
 	cv->n = 0;
 }
 

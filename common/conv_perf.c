@@ -758,6 +758,8 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	end_sample(&pf);
 	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
+	for (n = 0; n < pf.tabcap; n++)
+		free(pf.tab[n].fr);
 	free(pf.tab);
 	free(pf.tmp);
 	free(pf.comm);

@@ -71,5 +71,6 @@ main(int argc, char **argv)
 	}
 	kp_meta_set("source", "bpftrace");
 	kp_write_agg(stdout, agg);
+	kp_agg_free(agg);
 	return kp_finish();
 }

@@ -72,5 +72,6 @@ main(int argc, char **argv)
 	}
 	kp_meta_set("source", "dtrace");
 	kp_write_agg(stdout, agg);
+	kp_agg_free(agg);
 	return kp_finish();
 }

@@ -276,6 +276,8 @@ main(int argc, char **argv)
 				kp_warn("the count of '%s' overflows 64 bits",
 					lines[i].text);
 				status = KP_EXIT_FATAL;
+				while (i < n)
+					free(lines[i++].text);
 				break;
 			}
 			lines[out - 1].count += lines[i].count;
@@ -284,11 +286,16 @@ main(int argc, char **argv)
 		}
 		lines[out++] = lines[i];
 	}
-	if (status == KP_EXIT_FATAL)
-		return status;
-	for (i = 0; i < out; i++) {
-		fwrite(lines[i].text, 1, lines[i].len, stdout);
-		printf(" %" PRIu64 "\n", lines[i].count);
-	}
-	return kp_finish();
+	if (status != KP_EXIT_FATAL)
+		for (i = 0; i < out; i++) {
+			fwrite(lines[i].text, 1, lines[i].len, stdout);
+			printf(" %" PRIu64 "\n", lines[i].count);
+		}
+	for (i = 0; i < out; i++)
+		free(lines[i].text);
+	free(lines);
+	free(buf);
+	free(nb);
+	kp_agg_free(agg);
+	return status == KP_EXIT_FATAL ? status : kp_finish();
 }

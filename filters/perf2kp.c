@@ -143,6 +143,7 @@ main(int argc, char **argv)
 		kp_meta_set("event", "%s", o.event_used);
 	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
+	kp_agg_free(agg);
 	kp_perf_opts_free(&o);
 	return kp_finish();
 }
