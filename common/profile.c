@@ -792,6 +792,7 @@ struct kp_folded {
 	size_t tcap, tlen;
 	char *buf;
 	size_t bcap;
+	char msg[256]; /* the last *why about a name */
 };
 
 struct kp_folded *
@@ -829,11 +830,44 @@ reads_back(struct kp_folded *fd, const struct kp_frame *f)
 		fd->bcap = n + 64;
 		fd->buf = kp_xrealloc(fd->buf, fd->bcap);
 	}
+	/* kp's line input takes a last '\r' for half of a CRLF */
+	if (n && f->sym[n - 1] == '\r')
+		return false;
 	memcpy(fd->buf, " : ", 3);
 	memcpy(fd->buf + 3, f->sym, n);
 	fd->buf[n + 3] = '\0';
 	return kp_frame_parse(fd->buf, n + 3, &g, &why) == 0 &&
 	       g.sym == f->sym && !g.module && !g.file && g.flags == 0;
+}
+
+/* Say how the name of f would read back (after reads_back failed). */
+static const char *
+why_not(struct kp_folded *fd, const struct kp_frame *f)
+{
+	size_t n = strlen(f->sym);
+	struct kp_frame g;
+	const char *why, *how = "differently";
+
+	memcpy(fd->buf, " : ", 3);
+	memcpy(fd->buf + 3, f->sym, n);
+	fd->buf[n + 3] = '\0';
+	if (kp_frame_parse(fd->buf, n + 3, &g, &why) == 0) {
+		if (g.flags & KP_F_OFF)
+			how = "with the end taken for a +HEX offset";
+		else if (g.module)
+			how = "with the end taken for a [module]";
+		else if (g.file || (g.flags & (KP_F_INLINE | KP_F_INEXACT)))
+			how = "with the end taken for an annotation";
+		else if (g.sym && g.sym != f->sym)
+			how = "without the blanks at its ends";
+	}
+	if (n && f->sym[n - 1] == '\r')
+		how = "without the carriage return at its end";
+	snprintf(fd->msg, sizeof(fd->msg),
+		 "frame name '%.60s%s' would read back from kp %s "
+		 "(kp cannot quote it)",
+		 f->sym, n > 60 ? "..." : "", how);
+	return fd->msg;
 }
 
 static void
@@ -928,9 +962,7 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 		}
 		fd->frames[m] = kp_frame_intern(&f);
 		if (!checked(fd, fd->frames[m])) {
-			*why = "a frame name kp would read back differently "
-			       "(+HEX offset, ' [module]', an annotation, or "
-			       "blanks at an end)";
+			*why = why_not(fd, fd->frames[m]);
 			return -1;
 		}
 		m++;

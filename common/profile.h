@@ -206,10 +206,11 @@ void kp_folded_free(struct kp_folded *fd);
  * Parse one folded line (without its newline), "root;...;leaf COUNT":
  * frames without an address (" : name" in kp), leaf first, in
  * *frames[0..*n) (valid until the next call), the count in *count.
- * Returns 0, or -1 with *why set to a static description: no count, a
- * bad count, an empty frame name, or a name that kp would not read
- * back unchanged (one that ends in +HEX, holds " [", ends in an
- * annotation such as " (inline)", or has blanks at either end).
+ * Returns 0, or -1 with *why set to a description (valid until the
+ * next call): no count, a bad count, an empty frame name, or a name
+ * that kp would not read back unchanged (one that ends in +HEX, holds
+ * " [", ends in an annotation such as " (inline)", or has blanks at
+ * either end).
  */
 int kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 		    const struct kp_frame *const **frames, size_t *n,
