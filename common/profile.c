@@ -457,6 +457,140 @@ kp_profile_sorted(const struct kp_profile *p, bool by_excl)
 	return ids;
 }
 
+/* ---- merging stacks, and reading ---- */
+
+struct sslot {
+	uint64_t hash;
+	const struct kp_frame **frames; /* NULL: empty */
+	size_t n;
+	uint64_t count;
+};
+
+struct kp_stacks {
+	struct sslot *tab;
+	size_t cap, len;
+	uint32_t *order; /* slot of each distinct stack, first seen first */
+	size_t ocap;
+};
+
+struct kp_stacks *
+kp_stacks_new(void)
+{
+	struct kp_stacks *s = kp_xcalloc(1, sizeof(*s));
+
+	s->cap = 1024;
+	s->tab = kp_xcalloc(s->cap, sizeof(*s->tab));
+	return s;
+}
+
+static void
+stacks_grow(struct kp_stacks *s)
+{
+	struct sslot *old = s->tab, *e;
+	size_t cap = s->cap * 2, i, j;
+
+	s->tab = kp_xcalloc(cap, sizeof(*s->tab));
+	for (i = 0; i < s->len; i++) {
+		e = &old[s->order[i]];
+		for (j = e->hash & (cap - 1); s->tab[j].frames;
+		     j = (j + 1) & (cap - 1))
+			;
+		s->tab[j] = *e;
+		s->order[i] = (uint32_t)j;
+	}
+	s->cap = cap;
+	free(old);
+}
+
+int
+kp_stacks_add(struct kp_stacks *s, const struct kp_frame *const *frames,
+	      size_t n, uint64_t count)
+{
+	size_t keylen = n * sizeof(*frames), j;
+	uint64_t h = kp_hash(frames, keylen);
+	struct sslot *e;
+
+	for (j = h & (s->cap - 1); s->tab[j].frames; j = (j + 1) & (s->cap - 1))
+		if (s->tab[j].hash == h && s->tab[j].n == n &&
+		    memcmp(s->tab[j].frames, frames, keylen) == 0)
+			break;
+	e = &s->tab[j];
+	if (e->frames) {
+		if (e->count > UINT64_MAX - count)
+			return -1;
+		e->count += count;
+		return 0;
+	}
+	if (s->len >= UINT32_MAX)
+		kp_die("more than %u distinct stacks", UINT32_MAX);
+	e->hash = h;
+	e->frames = kp_xmalloc(keylen ? keylen : 1);
+	memcpy(e->frames, frames, keylen);
+	e->n = n;
+	e->count = count;
+	if (s->len == s->ocap) {
+		s->ocap = s->ocap ? s->ocap * 2 : 1024;
+		s->order = kp_xrealloc(s->order, s->ocap * sizeof(*s->order));
+	}
+	s->order[s->len++] = (uint32_t)j;
+	if (s->len * 2 > s->cap)
+		stacks_grow(s);
+	return 0;
+}
+
+size_t
+kp_stacks_flush(struct kp_stacks *s, struct kp_agg *agg)
+{
+	size_t i, bad = 0;
+	struct sslot *e;
+
+	for (i = 0; i < s->len; i++) {
+		e = &s->tab[s->order[i]];
+		if (kp_agg_add(agg, e->frames, e->n, e->count) < 0)
+			bad++;
+		free(e->frames);
+		e->frames = NULL;
+	}
+	s->len = 0;
+	return bad;
+}
+
+void
+kp_stacks_free(struct kp_stacks *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->len; i++)
+		free(s->tab[s->order[i]].frames);
+	free(s->tab);
+	free(s->order);
+	free(s);
+}
+
+void
+kp_profile_read(struct kp_agg *agg, const char *path)
+{
+	struct kp_reader *rd = kp_reader_open(path);
+	struct kp_stacks *s = kp_stacks_new();
+	const struct kp_stack *st;
+	size_t bad;
+
+	while ((st = kp_reader_next(rd)) != NULL)
+		if (kp_stacks_add(s, st->frames, st->n, st->count) < 0)
+			kp_input_skip(kp_reader_input(rd),
+				      "count overflows 64 bits when added to "
+				      "an identical stack; record dropped");
+	for (bad = kp_stacks_flush(s, agg); bad > 0; bad--)
+		kp_input_skip(kp_reader_input(rd),
+			      "count overflows 64 bits when added to an "
+			      "identical stack of an earlier input; record "
+			      "dropped");
+	kp_stacks_free(s);
+	kp_reader_close(rd);
+}
+
 /* ---- call edges ---- */
 
 struct eslot {
@@ -780,15 +914,18 @@ kp_tree_free(struct kp_tree *t)
 
 /* ---- folded stacks ---- */
 
-struct vslot {
+/* a frame name seen before: its frame, and whether kp holds it */
+struct nslot {
+	uint64_t hash;
 	const struct kp_frame *f; /* NULL: empty */
+	size_t len;
 	bool ok;
 };
 
 struct kp_folded {
 	const struct kp_frame **frames;
 	size_t cap;
-	struct vslot *tab; /* frames already checked for a clean read-back */
+	struct nslot *tab; /* name -> frame, so each name is interned once */
 	size_t tcap, tlen;
 	char *buf;
 	size_t bcap;
@@ -871,9 +1008,9 @@ why_not(struct kp_folded *fd, const struct kp_frame *f)
 }
 
 static void
-vtab_grow(struct kp_folded *fd)
+ntab_grow(struct kp_folded *fd)
 {
-	struct vslot *old = fd->tab;
+	struct nslot *old = fd->tab;
 	size_t oldcap = fd->tcap, i, j;
 
 	fd->tcap *= 2;
@@ -881,7 +1018,7 @@ vtab_grow(struct kp_folded *fd)
 	for (i = 0; i < oldcap; i++) {
 		if (!old[i].f)
 			continue;
-		j = ptr_hash(old[i].f, NULL) & (fd->tcap - 1);
+		j = old[i].hash & (fd->tcap - 1);
 		while (fd->tab[j].f)
 			j = (j + 1) & (fd->tcap - 1);
 		fd->tab[j] = old[i];
@@ -889,20 +1026,32 @@ vtab_grow(struct kp_folded *fd)
 	free(old);
 }
 
-static bool
-checked(struct kp_folded *fd, const struct kp_frame *f)
+/* The frame " : NAME" for s[0..len), and whether kp reads it back. */
+static const struct kp_frame *
+name_frame(struct kp_folded *fd, const char *s, size_t len, bool *ok)
 {
-	size_t j = ptr_hash(f, NULL) & (fd->tcap - 1);
-	bool ok;
+	uint64_t h = kp_hash(s, len);
+	size_t j = h & (fd->tcap - 1);
+	const struct kp_frame *fp;
+	struct kp_frame f;
+	struct nslot *e;
 
-	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1))
-		if (fd->tab[j].f == f)
-			return fd->tab[j].ok;
-	ok = reads_back(fd, f);
-	fd->tab[j] = (struct vslot){ f, ok };
+	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1)) {
+		e = &fd->tab[j];
+		if (e->hash == h && e->len == len &&
+		    memcmp(e->f->sym, s, len) == 0) {
+			*ok = e->ok;
+			return e->f;
+		}
+	}
+	memset(&f, 0, sizeof(f));
+	f.sym = kp_intern(s, len);
+	fp = kp_frame_intern(&f);
+	*ok = reads_back(fd, fp);
+	fd->tab[j] = (struct nslot){ h, fp, len, *ok };
 	if (++fd->tlen * 2 > fd->tcap)
-		vtab_grow(fd);
-	return ok;
+		ntab_grow(fd);
+	return fp;
 }
 
 /*
@@ -922,8 +1071,8 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 		uint64_t *count, const char **why)
 {
 	const char *e = s + len, *c, *p, *q;
-	struct kp_frame f;
 	size_t m = 0, i;
+	bool ok;
 
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
@@ -953,15 +1102,13 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 			*why = "empty frame name";
 			return -1;
 		}
-		memset(&f, 0, sizeof(f));
-		f.sym = kp_intern(p, (size_t)(q - p));
 		if (m == fd->cap) {
 			fd->cap *= 2;
 			fd->frames = kp_xrealloc(fd->frames,
 						 fd->cap * sizeof(*fd->frames));
 		}
-		fd->frames[m] = kp_frame_intern(&f);
-		if (!checked(fd, fd->frames[m])) {
+		fd->frames[m] = name_frame(fd, p, (size_t)(q - p), &ok);
+		if (!ok) {
 			*why = why_not(fd, fd->frames[m]);
 			return -1;
 		}
