@@ -102,11 +102,25 @@ max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+/* Is there a module column (--modules, unless the key is the module)? */
+static bool
+show_module(void)
+{
+	return opt_modules && opt_by != KP_BY_MODULE;
+}
+
+/* What the key column is called. */
+static const char *
+key_title(void)
+{
+	return opt_by == KP_BY_MODULE ? "module" : "function";
+}
+
 /* The name column of a key: the name, and the module with --modules. */
 static void
 text_name(const struct kp_pkey *k, int width)
 {
-	if (opt_modules && opt_by != KP_BY_MODULE)
+	if (show_module())
 		printf("%-*s  %s\n", width, k->name,
 		       k->module ? k->module : "[unknown]");
 	else
@@ -116,7 +130,7 @@ text_name(const struct kp_pkey *k, int width)
 static void
 tsv_name(const struct kp_pkey *k)
 {
-	if (opt_modules && opt_by != KP_BY_MODULE)
+	if (show_module())
 		printf("\t%s\t%s\n", k->name,
 		       k->module ? k->module : "[unknown]");
 	else
@@ -126,27 +140,15 @@ tsv_name(const struct kp_pkey *k)
 static void
 json_name(const struct kp_pkey *k)
 {
-	printf("\"%s\": ", opt_by == KP_BY_MODULE ? "module" : "function");
+	printf("\"%s\": ", key_title());
 	json_str(k->name);
-	if (opt_modules && opt_by != KP_BY_MODULE) {
+	if (show_module()) {
 		printf(", \"module\": ");
 		if (k->module)
 			json_str(k->module);
 		else
 			printf("null");
 	}
-}
-
-static bool
-show_module(void)
-{
-	return opt_modules && opt_by != KP_BY_MODULE;
-}
-
-static const char *
-key_title(void)
-{
-	return opt_by == KP_BY_MODULE ? "module" : "function";
 }
 
 /* The title of the name column(s). */
