@@ -38,6 +38,75 @@ kp_conv_free(struct kp_conv *cv)
 	cv->n = cv->cap = 0;
 }
 
+/* Text the kp frame grammar could read differently from what it is. */
+static bool
+risky(const char *s, bool is_module)
+{
+	size_t n;
+	const char *p;
+
+	if (!s)
+		return false;
+	n = strlen(s);
+	if (n == 0 || kp_conv_blank(s[0]) || kp_conv_blank(s[n - 1]) ||
+	    s[n - 1] == ')' || s[n - 1] == '\r')
+		return true;
+	for (p = s; *p; p++)
+		if (*p == '[' || *p == ']' || *p == '+' || *p == '\n' ||
+		    (is_module && (kp_conv_blank(*p) || *p == '(')))
+			return true;
+	return false;
+}
+
+/* What the kp reader makes of the line the writer prints for *f. */
+static bool
+reread(const struct kp_frame *f, struct kp_frame *g)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	const char *why;
+	FILE *mem;
+	bool ok;
+
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		kp_die("out of memory");
+	kp_write_frame(mem, f);
+	if (fclose(mem) != 0)
+		kp_die("out of memory");
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	ok = kp_frame_parse(buf, len, g, &why) == 0;
+	free(buf);
+	return ok;
+}
+
+const struct kp_frame *
+kp_conv_intern(const struct kp_frame *f)
+{
+	struct kp_frame g = *f, h;
+	int i;
+
+	if (!risky(f->sym, false) && !risky(f->module, true) &&
+	    !risky(f->file, true))
+		return kp_frame_intern(f);
+	/* reread until the frame is what the reader gives back */
+	for (i = 0; i < 4; i++) {
+		if (!reread(&g, &h))
+			break;
+		if (memcmp(&g, &h, sizeof(g)) == 0)
+			return kp_frame_intern(&g);
+		g = h;
+	}
+	/* no text for it: keep what is safe (the address) */
+	memset(&h, 0, sizeof(h));
+	h.addr = f->addr;
+	h.flags = f->flags & KP_F_ADDR;
+	if (!h.flags)
+		h.sym = kp_intern("[bad name]", 10);
+	return kp_frame_intern(&h);
+}
+
 /*
  * Shapes the tidy pass sees (stackcollapse-perf.pl's tidy_generic):
  *

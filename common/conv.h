@@ -27,6 +27,13 @@ struct kp_conv {
 void kp_conv_init(struct kp_conv *cv, struct kp_agg *agg,
 		  struct kp_input *in);
 void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
+/*
+ * kp_frame_intern for frames built from another tool's text: the frame
+ * is first made what the kp reader reads back from its canonical line
+ * (a symbol holding " [", ending in "(inline)" or "+0x1f", or with blanks
+ * at its ends would otherwise change on a round trip).
+ */
+const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
 /* Add the stack with count (weight) to the aggregation and empty it. */
 void kp_conv_flush(struct kp_conv *cv, uint64_t count);
 void kp_conv_free(struct kp_conv *cv);

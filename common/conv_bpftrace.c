@@ -67,10 +67,9 @@ scalar(struct bpf *b, const char *s, const char *e)
 	e = trim(&s, e);
 	if (s == e || b->nkeys == MAXKEYS)
 		return;
-	b->keys[b->nkeys++] =
-		kp_frame_intern(&(struct kp_frame){
-			.sym = kp_intern(s, (size_t)(e - s)),
-		});
+	b->keys[b->nkeys++] = kp_conv_intern(&(struct kp_frame){
+		.sym = kp_intern(s, (size_t)(e - s)),
+	});
 }
 
 /* Scalars in "a, b, " (the text of a line around stacks). */
@@ -162,7 +161,7 @@ frame(struct bpf *b, const char *s, const char *e)
 		f.module = kp_intern(mod, (size_t)(mode - mod));
 	else if ((f.flags & KP_F_ADDR) && f.addr >= 0xffff800000000000ull)
 		f.module = kp_intern("kernel", 6);
-	kp_conv_push(&b->cv, kp_frame_intern(&f));
+	kp_conv_push(&b->cv, kp_conv_intern(&f));
 	return 0;
 }
 

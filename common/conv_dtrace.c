@@ -151,8 +151,11 @@ frame_line(struct dtrace *dt, const char *s, size_t n)
 	f = tick + 1;
 	if (is_hexaddr(f, (size_t)(e - f))) {
 		kp_parse_u64(f, (size_t)(e - f), 16, &addr);
-		kp_conv_push(&dt->cv,
-			     kp_frame_make(addr, KP_F_ADDR, NULL, module));
+		kp_conv_push(&dt->cv, kp_conv_intern(&(struct kp_frame){
+					      .addr = addr,
+					      .flags = KP_F_ADDR,
+					      .module = module,
+				      }));
 		return 0;
 	}
 	/* "+0xOFF" at the end */
@@ -187,7 +190,7 @@ frame_line(struct dtrace *dt, const char *s, size_t n)
 			fm.sym = kp_intern(k ? t : "-", k ? k : 1);
 			fm.module = nf == 0 ? module : NULL;
 			fm.flags = nf > 0 ? KP_F_INLINE : 0;
-			fr[nf++] = kp_frame_intern(&fm);
+			fr[nf++] = kp_conv_intern(&fm);
 		}
 		if (arrow == e)
 			break;
@@ -199,7 +202,7 @@ frame_line(struct dtrace *dt, const char *s, size_t n)
 
 		fm.off = off;
 		fm.flags |= KP_F_OFF;
-		fr[nf - 1] = kp_frame_intern(&fm);
+		fr[nf - 1] = kp_conv_intern(&fm);
 	}
 	for (i = nf; i-- > 0;)
 		kp_conv_push(&dt->cv, fr[i]);
@@ -216,7 +219,7 @@ end_record(struct dtrace *dt, uint64_t count)
 
 		fm.flags &= ~(uint32_t)KP_F_OFF;
 		fm.off = 0;
-		dt->cv.frames[0] = kp_frame_intern(&fm);
+		dt->cv.frames[0] = kp_conv_intern(&fm);
 	}
 	if (dt->cv.n == 0)
 		kp_conv_push(&dt->cv, kp_frame_make(0, 0, "[no stack]", NULL));

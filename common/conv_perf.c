@@ -242,7 +242,7 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pline *pl,
 		f.flags = flags;
 		f.module = module;
 		/* leaf first: the last piece is the innermost */
-		pl->fr[np - 1 - i] = kp_frame_intern(&f);
+		pl->fr[np - 1 - i] = kp_conv_intern(&f);
 	}
 	return 0;
 }
@@ -354,7 +354,7 @@ srcline(struct perf *pf, const char *s, size_t len)
 		return true;
 	f.file = kp_intern(s, (size_t)(colon - s));
 	f.line = (uint32_t)line;
-	pf->cv.frames[pf->cv.n - 1] = kp_frame_intern(&f);
+	pf->cv.frames[pf->cv.n - 1] = kp_conv_intern(&f);
 	return true;
 }
 
@@ -524,9 +524,10 @@ parse_header(const char *s, size_t len, struct hdr *h)
 static void
 note_other(struct perf *pf, const char *ev, size_t len)
 {
-	const char *p = pf->others, *e = pf->others + pf->otherslen, *c;
+	const char *p = pf->others, *e, *c;
 
 	pf->o->samples_other++;
+	e = p ? p + pf->otherslen : NULL;
 	while (p && p < e) {
 		c = memchr(p, ',', (size_t)(e - p));
 		if (!c)
@@ -584,7 +585,13 @@ proc_frame(struct perf *pf, const struct hdr *h)
 	}
 	memcpy(pf->comm, t, n);
 	pf->comm[n] = '\0';
-	return kp_frame_make(0, 0, pf->comm, NULL);
+	{
+		struct kp_frame f;
+
+		memset(&f, 0, sizeof(f));
+		f.sym = kp_intern(pf->comm, n);
+		return kp_conv_intern(&f);
+	}
 }
 
 static void
