@@ -93,14 +93,18 @@ static struct node *nodes;
 static size_t nnodes, nodes_cap;
 static uint32_t *kidv;
 
-/* (parent, name, module) -> node + 1; open addressing */
+/* (parent, name) -> node + 1; open addressing */
 static uint32_t *ntab;
 static size_t ntab_cap;
 
+/*
+ * Frames merge by name, as in folded stacks: the same name in two
+ * modules is one frame (its tooltip names the first module seen).
+ */
 static inline uint64_t
-node_hash(uint32_t parent, const char *name, const char *module)
+node_hash(uint32_t parent, const char *name)
 {
-	uint64_t k[3] = { parent, (uintptr_t)name, (uintptr_t)module };
+	uint64_t k[2] = { parent, (uintptr_t)name };
 
 	return kp_hash(k, sizeof(k));
 }
@@ -120,7 +124,7 @@ ntab_grow(void)
 		if (!ntab[i])
 			continue;
 		n = &nodes[ntab[i] - 1];
-		j = node_hash(n->parent, n->name, n->module) & (cap - 1);
+		j = node_hash(n->parent, n->name) & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = ntab[i];
@@ -137,12 +141,11 @@ child(uint32_t parent, const char *name, const char *module, uint8_t kind)
 
 	if ((nnodes + 1) * 2 > ntab_cap)
 		ntab_grow();
-	j = node_hash(parent, name, module) & (ntab_cap - 1);
+	j = node_hash(parent, name) & (ntab_cap - 1);
 	while (ntab[j]) {
 		struct node *n = &nodes[ntab[j] - 1];
 
-		if (n->parent == parent && n->name == name &&
-		    n->module == module)
+		if (n->parent == parent && n->name == name)
 			return ntab[j] - 1;
 		j = (j + 1) & (ntab_cap - 1);
 	}
@@ -227,7 +230,25 @@ frame_name(const struct kp_frame *f)
 			return &ftab[j];
 		j = (j + 1) & (ftab_cap - 1);
 	}
-	len = kp_frame_name(f, false, false, &namebuf, &namecap);
+	if (f->sym || !f->module) {
+		len = kp_frame_name(f, false, false, &namebuf, &namecap);
+	} else {
+		/* [libc.so.6], not [/usr/lib/libc.so.6]: as kp-fold and
+		 * stackcollapse-perf.pl name it (the tooltip has the path) */
+		const char *base = strrchr(f->module, '/');
+
+		base = base && base[1] ? base + 1 : f->module;
+		len = strlen(base);
+		if (namecap < len + 3) {
+			namecap = len + 64;
+			namebuf = kp_xrealloc(namebuf, namecap);
+		}
+		namebuf[0] = '[';
+		memcpy(namebuf + 1, base, len);
+		namebuf[len + 1] = ']';
+		namebuf[len + 2] = '\0';
+		len += 2;
+	}
 	ftab[j].f = f;
 	ftab[j].name = kp_intern(namebuf, len);
 	ftab[j].kind = frame_kind(f);
@@ -271,9 +292,8 @@ cmp_kid(const void *a, const void *b)
 {
 	const struct node *x = &nodes[*(const uint32_t *)a];
 	const struct node *y = &nodes[*(const uint32_t *)b];
-	int c = cmp_str(x->name, y->name);
 
-	return c ? c : cmp_str(x->module, y->module);
+	return cmp_str(x->name, y->name);
 }
 
 /* The children of each node, sorted by name: deterministic order. */

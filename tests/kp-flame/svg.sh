@@ -43,6 +43,17 @@ grep -c '<title>\[[0-9]* merged\]' "$T/minwidth-2px.out" | grep -qx 2 || fail "m
 grep -q '<title>lonely' "$T/minwidth-2px.out" && fail "a lone narrow frame was drawn"
 grep -q '<title>\[12 merged\]' "$T/minwidth-2px.out" || fail "12 small_a frames merged"
 
+# a real capture (perf2kp on samples/), each way perf2kp names processes
+if [ -x "$KP_BIN/perf2kp" ]; then
+	for o in "" --pid "--weight period"; do
+		perf2kp $o < "$KP_TOP/samples/perf-report-kernel.script" > "$tmp/cap.kp"
+		kp-fold "$tmp/cap.kp" > "$tmp/cap.fold"
+		kp-flame --minwidth 0 "$tmp/cap.kp" > "$tmp/cap.svg" || fail "capture $o"
+		xmllint --noout "$tmp/cap.svg" || fail "capture $o xml"
+		python3 "$T/svgcheck.py" "$tmp/cap.svg" "$tmp/cap.fold" || fail "capture $o"
+	done
+fi
+
 # escaping: the names are text; the only script element is kp-flame's
 grep -c '<script' "$tmp/escape.svg" | grep -qx 1 || fail "a name made a <script>"
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$tmp/escape.svg" || fail "escaped name"

@@ -94,7 +94,7 @@ def main():
             path = ()
         else:
             par = [p for p in placed if p[0] == depth - 1 and
-                   p[1] - 0.01 <= x and x + w <= p[1] + p[2] + 0.01]
+                   p[1] - 0.015 <= x and x + w <= p[1] + p[2] + 0.025]
             if len(par) != 1:
                 fail("frame %r at depth %d has %d parents" %
                      (name, depth, len(par)))
