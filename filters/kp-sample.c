@@ -740,9 +740,13 @@ open_failed(int err, int cpu, pid_t pid)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		kp_die("event '%s' is not supported here (%s); try "
+		kp_die("event '%s' is not supported here (%s%s); try "
 		       "-e cpu-clock",
-		       event_name, strerror(err));
+		       event_name, strerror(err),
+		       event_type == PERF_TYPE_HARDWARE ||
+				       event_type == PERF_TYPE_RAW
+			       ? ": no hardware PMU?"
+			       : "");
 	case EINVAL:
 		if (!opt_period &&
 		    read_int_file("/proc/sys/kernel/perf_event_max_sample_rate",
@@ -1479,16 +1483,6 @@ main(int argc, char **argv)
 	if (opt_output && !(out = fopen(opt_output, "we")))
 		kp_die("%s:", opt_output);
 
-	/* symbols first: the table appears the moment sampling ends */
-	ksyms = kp_symtab_new();
-	if (kp_symtab_load_kallsyms(ksyms, NULL) < 0) {
-		kp_warn("%s; kernel frames keep bare addresses",
-			kp_symtab_error(ksyms));
-		kp_symtab_free(ksyms);
-		ksyms = NULL;
-	}
-	if (opt_archive)
-		archive_save(opt_archive);
 	raw = kp_agg_new();
 	str_kernel = kp_intern_str("kernel");
 	str_user_raw = kp_intern_str("[user-raw]");
@@ -1543,6 +1537,21 @@ main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * The events are open (disabled), so permission errors came first.
+	 * Symbols now, before sampling: the profile can be written the
+	 * moment sampling ends.
+	 */
+	ksyms = kp_symtab_new();
+	if (kp_symtab_load_kallsyms(ksyms, NULL) < 0) {
+		kp_warn("%s; kernel frames keep bare addresses",
+			kp_symtab_error(ksyms));
+		kp_symtab_free(ksyms);
+		ksyms = NULL;
+	}
+	if (opt_archive)
+		archive_save(opt_archive);
+
 	tty = isatty(STDERR_FILENO);
 	t0 = now();
 	if (!cmd || opt_all || opt_cpus)
@@ -1552,7 +1561,8 @@ main(int argc, char **argv)
 	if (opt_duration > 0)
 		deadline = t0 + opt_duration;
 	for (;;) {
-		wait = 1.0;
+		/* 4 reads a second name short-lived processes while alive */
+		wait = STATUS_MS / 1000.0;
 		t1 = now();
 		if (tty) {
 			if (t1 >= next_status) {
