@@ -250,8 +250,9 @@ static size_t pool_len, pool_cap;
 static size_t
 cache_slot(const struct kp_frame *key, bool ret)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL + ret;
-	size_t i = (h ^ (h >> 29)) & (cache_cap - 1);
+	/* Fibonacci hashing: the high bits of the product are well mixed */
+	uint64_t h = ((uint64_t)(uintptr_t)key + ret) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 32) & (cache_cap - 1);
 
 	while (cache[i].key && (cache[i].key != key || cache[i].ret != ret))
 		i = (i + 1) & (cache_cap - 1);
@@ -376,6 +377,12 @@ resolve_kernel(const struct kp_frame *in, bool ret)
 			module = kp_intern_str(sym.module);
 		push_resolved(in, &sym, module, NULL, 0);
 		return true;
+	}
+	if (kelf && (opt_lines || opt_inlines) && source_dwarf(kelf)) {
+		/* no symbol, but the line table may know the address */
+		la = in->addr - shift;
+		push_resolved(in, NULL, module, kelf->dw, ret ? la - 1 : la);
+		return pool[pool_len - 1] != in;
 	}
 	return false;
 }
