@@ -304,6 +304,9 @@ wants_resolving(const struct kp_frame *f)
 		return false;
 	if (!f->sym || opt_force)
 		return true;
+	/* -l and -i add to frames that keep their symbol */
+	if ((opt_lines || opt_inlines) && !f->file)
+		return true;
 	/*
 	 * A symbol without an offset: the old perf converter wrote the
 	 * address as the offset, which the reader drops.  Look it up.
@@ -338,7 +341,14 @@ push_resolved(const struct kp_frame *in, const struct kp_sym *sym,
 	f.addr = in->addr;
 	f.flags = KP_F_ADDR | (in->flags & KP_F_INEXACT);
 	f.module = module;
-	if (sym) {
+	if (in->sym && (in->flags & KP_F_OFF) && !opt_force) {
+		/* a symbol of its own, kept: -l and -i only add to it */
+		f.sym = in->sym;
+		f.off = in->off;
+		f.size = in->size;
+		f.module = in->module ? in->module : module;
+		f.flags = in->flags & ~(uint32_t)KP_F_INLINE;
+	} else if (sym) {
 		f.sym = kp_intern_str(sym->name);
 		f.off = sym->off;
 		f.size = sym->size;

@@ -171,6 +171,10 @@ if command -v eu-addr2line > /dev/null; then
 	} | sed "s|$tmp|TMP|g" > want9
 	sed -n '1,2p;8,11p' idle.kp > lines.kp
 	check "vmlinux -l -i" want9 kp-addr2sym -l -i -e vmlinux lines.kp
+	# a frame with a symbol of its own keeps it; -l -i add to it
+	sed "s/^\( $(hex "$sched" $((SHIFT + 3)))\)\$/\1 : kept_name+0x3\/0x99 [kernel]/" lines.kp > kept.kp
+	sed "s/ : schedule+0x3\/$(size schedule) / : kept_name+0x3\/0x99 /" want9 > want12
+	check "vmlinux -l -i, symbol kept" want12 kp-addr2sym -l -i -e vmlinux kept.kp
 fi
 
 # a stripped shared library: hidden_fn is only in the separate debug
