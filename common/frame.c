@@ -161,7 +161,7 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	memset(f, 0, sizeof(*f));
 	while (s < e && is_blank(*s))
 		s++;
-	while (e > s && is_blank(e[-1]))
+	while (e > s && (is_blank(e[-1]) || e[-1] == '\r'))
 		e--;
 	if (s == e) {
 		*why = "empty frame line";

@@ -35,7 +35,8 @@ kp_meta_add_line(const char *line, size_t len)
 {
 	size_t i;
 
-	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
+		       line[len - 1] == '\r'))
 		len--;
 	if (memchr(line, '\0', len))
 		return;

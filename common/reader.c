@@ -196,7 +196,8 @@ kp_reader_next(struct kp_reader *rd)
 		e = s + len;
 		while (s < e && (*s == ' ' || *s == '\t'))
 			s++;
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		/* a stray \r at the end is a line-end remnant, as in "\r\t\n" */
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 			e--;
 		len = (size_t)(e - s);
 		if (len == 0)
