@@ -1,0 +1,153 @@
+/*
+ * fuzz_profile.c - libFuzzer target for common/profile.c.
+ *
+ * The input is read as kp (through the reader, as kp-inclusive reads
+ * it) under each key (--by) with and without modules, and the counting
+ * rules are checked against their definitions:
+ *  - exclusive counts add up to the total, and each inclusive count is
+ *    at least the exclusive one and at most the total;
+ *  - a key's inclusive count is the sum of the stacks it occurs in,
+ *    recounted here the slow way;
+ *  - the callee tree of a key has the key's inclusive count at its
+ *    root, and every node's total is its self plus its children's;
+ *    the caller tree too; the whole top-down tree holds the total;
+ *  - each call edge's count is at most its caller's and its callee's
+ *    inclusive count.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_tree(const struct kp_tree *t)
+{
+	size_t i;
+	uint64_t sum;
+	uint32_t c;
+
+	for (i = 0; i < kp_tree_len(t); i++) {
+		const struct kp_tnode *nd = kp_tree_node(t, (uint32_t)i);
+
+		sum = nd->self;
+		for (c = nd->child; c != KP_KEY_NONE;
+		     c = kp_tree_node(t, c)->next)
+			sum += kp_tree_node(t, c)->total;
+		if (sum != nd->total)
+			abort();
+	}
+}
+
+static void
+check(struct kp_agg *agg, enum kp_by by, bool mods)
+{
+	struct kp_profile *p = kp_profile_new(by, mods);
+	uint64_t total = kp_agg_total(agg), excl = 0, slow;
+	size_t i, j, k, n, ne;
+	struct kp_tree *t;
+	struct kp_pedge *e;
+	uint32_t *ids;
+
+	kp_profile_add_agg(p, agg);
+	if (kp_profile_total(p) != total)
+		abort();
+	n = kp_profile_len(p);
+	for (i = 0; i < n; i++) {
+		const struct kp_pkey *key = kp_profile_get(p, (uint32_t)i);
+
+		if (key->excl > key->incl || key->incl > total || !key->name)
+			abort();
+		excl += key->excl;
+		slow = 0;
+		for (j = 0; j < kp_agg_len(agg); j++) {
+			const struct kp_stack *st = kp_agg_get(agg, j);
+
+			for (k = 0; k < st->n; k++)
+				if (kp_profile_key(p, st->frames[k]) == i)
+					break;
+			if (k < st->n)
+				slow += st->count;
+		}
+		if (slow != key->incl)
+			abort();
+		if (i < 8) {
+			t = kp_profile_tree(p, agg, KP_TREE_CALLEES, (uint32_t)i, 0);
+			kp_tree_sort(t, p);
+			if (kp_tree_node(t, 0)->total != key->incl)
+				abort();
+			check_tree(t);
+			kp_tree_free(t);
+			t = kp_profile_tree(p, agg, KP_TREE_CALLERS, (uint32_t)i, 2);
+			if (kp_tree_node(t, 0)->total != key->incl)
+				abort();
+			kp_tree_free(t);
+		}
+	}
+	if (excl != total)
+		abort();
+	t = kp_profile_tree(p, agg, KP_TREE_CALLEES, KP_KEY_NONE, 0);
+	if (kp_tree_node(t, 0)->total != total)
+		abort();
+	check_tree(t);
+	kp_tree_free(t);
+	e = kp_profile_edges(p, agg, &ne);
+	for (i = 0; i < ne; i++)
+		if (e[i].count > kp_profile_get(p, e[i].caller)->incl ||
+		    e[i].count > kp_profile_get(p, e[i].callee)->incl)
+			abort();
+	free(e);
+	ids = kp_profile_sorted(p, false);
+	for (i = 0; i + 1 < n; i++)
+		if (kp_profile_get(p, ids[i])->incl <
+		    kp_profile_get(p, ids[i + 1])->incl)
+			abort();
+	free(ids);
+	ids = kp_profile_sorted(p, true);
+	for (i = 0; i + 1 < n; i++)
+		if (kp_profile_get(p, ids[i])->excl <
+		    kp_profile_get(p, ids[i + 1])->excl)
+			abort();
+	free(ids);
+	kp_profile_free(p);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[] = "/tmp/kp-fuzz-profile-XXXXXX";
+	struct kp_agg *agg = kp_agg_new(), *slow = kp_agg_new();
+	int fd = mkstemp(path), by;
+
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		abort();
+	close(fd);
+	kp_progname = "fuzz_profile";
+	kp_quiet = true;
+	kp_profile_read(agg, path);
+	kp_agg_read(slow, path); /* kp_profile_read must agree with it */
+	unlink(path);
+	if (kp_agg_len(agg) != kp_agg_len(slow))
+		abort();
+	for (size_t i = 0; i < kp_agg_len(agg); i++) {
+		const struct kp_stack *x = kp_agg_get(agg, i);
+		const struct kp_stack *y = kp_agg_get(slow, i);
+
+		if (x->n != y->n || x->count != y->count ||
+		    memcmp(x->frames, y->frames, x->n * sizeof(*x->frames)))
+			abort();
+	}
+	/* keep the slow recount cheap: totals must not overflow either */
+	if (kp_agg_total_ok(agg) && kp_agg_len(agg) < 2000)
+		for (by = KP_BY_FUNCTION; by <= KP_BY_OFFSET; by++) {
+			check(agg, (enum kp_by)by, false);
+			check(agg, (enum kp_by)by, true);
+		}
+	kp_agg_free(agg);
+	kp_agg_free(slow);
+	return 0;
+}
