@@ -97,6 +97,7 @@ scalars(struct bpf *b, const char *s, const char *e)
  *	7f8027c182ad 0x7f8027c182ad ([unknown])	ustack(perf)
  *	7f8027c182ad __libc_read+13 (/usr/lib/x86_64-linux-gnu/libc.so.6)
  *	ffffffff81d33df7			kstack(raw), ustack(raw)
+ *	fuzzer::Fuzzer::RunOne(unsigned char const*, unsigned long)+219	C++
  *
  * Offsets are decimal.  An address of kernel space gives module
  * "kernel".
@@ -125,7 +126,7 @@ frame(struct bpf *b, const char *s, const char *e)
 	if (!sp)
 		sp = memchr(s, '\t', (size_t)(e - s));
 	/* a leading address: perf and raw modes */
-	if (sp && all_hex(s, sp) && kp_conv_hex(s, sp, &v)) {
+	if (sp && sp - s >= 5 && all_hex(s, sp) && kp_conv_hex(s, sp, &v)) {
 		f.addr = v;
 		f.flags |= KP_F_ADDR;
 		s = sp;
@@ -150,8 +151,6 @@ frame(struct bpf *b, const char *s, const char *e)
 			f.flags |= KP_F_OFF;
 			e = p - 1;
 		}
-		if (memchr(s, ' ', (size_t)(e - s)))
-			return -1;
 		f.sym = kp_intern(s, (size_t)(e - s));
 	}
 	if (!f.sym && !(f.flags & KP_F_ADDR))

@@ -40,6 +40,7 @@ struct perf {
 	size_t commcap;
 	char *others;
 	size_t otherslen;
+	size_t evlen; /* strlen(o->event_used) */
 };
 
 /* ---- module names ---- */
@@ -247,11 +248,28 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pline *pl,
 	return 0;
 }
 
+/*
+ * The cache's hash: the first and last 32 bytes and the length (frame
+ * lines differ in their address at the start and their symbol and dso
+ * at the end; memcmp decides equality anyway).
+ */
+static inline uint64_t
+line_hash(const char *s, size_t len)
+{
+	uint64_t a[8];
+
+	if (len <= 64)
+		return kp_hash(s, len);
+	memcpy(a, s, 32);
+	memcpy(a + 4, s + len - 32, 32);
+	return kp_hash(a, sizeof(a)) ^ len;
+}
+
 /* The cached meaning of the frame line s[0..len), or NULL. */
 static const struct pline *
 find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 {
-	uint64_t h = kp_hash(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
+	uint64_t h = line_hash(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
 	size_t mask, i;
 	struct pline *pl;
 
@@ -441,6 +459,93 @@ is_cpu(const char *s, const char *e)
  * The comm may hold blanks and digits, so the fields are found from
  * the time stamp (or the event) leftwards.
  */
+/* Decimal [s, e) into *v; false if empty, not digits or too long. */
+static bool
+dec(const char *s, const char *e, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (s == e || e - s > 19)
+		return false;
+	for (; s < e; s++) {
+		if (!kp_conv_digit(*s))
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/*
+ * The fast path for the usual header: find the time stamp's ':' (the
+ * first ':' with "DIGITS.DIGITS" before it and a blank or the end after
+ * it), read period and event to its right, then [cpu] and pid/tid to its
+ * left.  Anything else goes to the general parser below.
+ */
+static bool
+parse_header_fast(const char *s, size_t len, struct hdr *h)
+{
+	const char *e = s + len, *c, *p, *q, *t;
+	bool dot = false;
+
+	c = memchr(s, ':', len);
+	if (!c || c == s || (c + 1 < e && !kp_conv_blank(c[1])))
+		return false;
+	/* DIGITS.DIGITS before the ':' */
+	for (t = c; t > s && (kp_conv_digit(t[-1]) || t[-1] == '.'); t--)
+		if (t[-1] == '.') {
+			if (dot)
+				return false;
+			dot = true;
+		}
+	if (!dot || t == s || !kp_conv_blank(t[-1]) || !kp_conv_digit(*t) ||
+	    !kp_conv_digit(c[-1]))
+		return false;
+	memset(h, 0, sizeof(*h));
+	/* right: [period] event: [rest] */
+	for (p = c + 1; p < e && kp_conv_blank(*p); p++)
+		;
+	for (q = p; q < e && !kp_conv_blank(*q); q++)
+		;
+	if (q < e && dec(p, q, &h->period)) {
+		h->has_period = true;
+		for (p = q; p < e && kp_conv_blank(*p); p++)
+			;
+		for (q = p; q < e && !kp_conv_blank(*q); q++)
+			;
+	}
+	if (q - p < 2 || q[-1] != ':')
+		return false;
+	h->ev = p;
+	h->eve = q - 1;
+	for (p = q; p < e && kp_conv_blank(*p); p++)
+		;
+	h->rest = p;
+	h->reste = e;
+	/* left: [cpu] pid/tid, then the comm */
+	for (q = t; q > s && kp_conv_blank(q[-1]); q--)
+		;
+	for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+		;
+	if (is_cpu(p, q)) {
+		for (q = p; q > s && kp_conv_blank(q[-1]); q--)
+			;
+		for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+			;
+	}
+	if (p == s || !pid_tid(p, q, h))
+		return false;
+	for (q = p; q > s && kp_conv_blank(q[-1]); q--)
+		;
+	if (q == s)
+		return false;
+	h->comm = s;
+	h->comme = q;
+	if (h->has_period && h->period == 0)
+		h->period = 1;
+	return true;
+}
+
 static bool
 parse_header(const char *s, size_t len, struct hdr *h)
 {
@@ -448,6 +553,8 @@ parse_header(const char *s, size_t len, struct hdr *h)
 	size_t nt = 0, i, it = 0, iev = 0, j;
 	bool found = false;
 
+	if (parse_header_fast(s, len, h))
+		return true;
 	memset(h, 0, sizeof(*h));
 	for (p = s; p < e && nt < MAXTOK;) {
 		while (p < e && kp_conv_blank(*p))
@@ -475,9 +582,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 			return false;
 		i = it + 1;
 		if (i < nt && all_digits(ts[i], te[i]) && i + 1 < nt) {
-			h->has_period = true;
-			kp_parse_u64(ts[i], (size_t)(te[i] - ts[i]), 10,
-				     &h->period);
+			h->has_period = dec(ts[i], te[i], &h->period);
 			i++;
 		}
 		if (i >= nt || te[i][-1] != ':' || te[i] - ts[i] < 2)
@@ -498,9 +603,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		if (j >= 2 && all_digits(ts[j], te[j]) &&
 		    (is_cpu(ts[j - 1], te[j - 1]) ||
 		     pid_tid(ts[j - 1], te[j - 1], h))) {
-			h->has_period = true;
-			kp_parse_u64(ts[j], (size_t)(te[j] - ts[j]), 10,
-				     &h->period);
+			h->has_period = dec(ts[j], te[j], &h->period);
 			j--;
 			if (is_cpu(ts[j], te[j]))
 				j--;
@@ -621,7 +724,8 @@ start_sample(struct perf *pf, const struct hdr *h)
 	pf->cv.n = 0;
 	if (!pf->o->event_used) {
 		pf->o->event_used = kp_xstrndup(h->ev, evlen);
-	} else if (strlen(pf->o->event_used) != evlen ||
+		pf->evlen = evlen;
+	} else if (pf->evlen != evlen ||
 		   memcmp(pf->o->event_used, h->ev, evlen) != 0) {
 		note_other(pf, h->ev, evlen);
 		pf->skip_sample = true;
@@ -713,6 +817,8 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	pf.in = in;
 	if (o->event && !o->event_used)
 		o->event_used = kp_xstrdup(o->event);
+	if (o->event_used)
+		pf.evlen = strlen(o->event_used);
 	kp_conv_init(&pf.cv, agg, in);
 	while ((line = kp_input_getline(in, &len)) != NULL) {
 		s = line;
@@ -732,13 +838,18 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 			continue;
 		if (pf.in_sample) {
 			/* the fast path: a frame line seen before */
+			if (*line != '\t' && parse_header(s, n, &h)) {
+				end_sample(&pf);
+				start_sample(&pf, &h);
+				continue;
+			}
 			pl = find_frame(&pf, s, n, &hash);
 			if (pl) {
 				if (!pf.skip_sample)
 					push_frames(&pf, pl);
 				continue;
 			}
-			if (!parse_header(s, n, &h)) {
+			if (*line == '\t' || !parse_header(s, n, &h)) {
 				if (pf.skip_sample)
 					continue;
 				if (kp_conv_xdigit(*s)) {
