@@ -1033,7 +1033,6 @@ name_frame(struct kp_folded *fd, const char *s, size_t len, bool *ok)
 	uint64_t h = kp_hash(s, len);
 	size_t j = h & (fd->tcap - 1);
 	const struct kp_frame *fp;
-	struct kp_frame f;
 	struct nslot *e;
 
 	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1)) {
@@ -1044,9 +1043,8 @@ name_frame(struct kp_folded *fd, const char *s, size_t len, bool *ok)
 			return e->f;
 		}
 	}
-	memset(&f, 0, sizeof(f));
-	f.sym = kp_intern(s, len);
-	fp = kp_frame_intern(&f);
+	/* " : NAME": no address, no module */
+	fp = kp_frame_make(0, 0, kp_intern(s, len), NULL);
 	*ok = reads_back(fd, fp);
 	fd->tab[j] = (struct nslot){ h, fp, len, *ok };
 	if (++fd->tlen * 2 > fd->tcap)
