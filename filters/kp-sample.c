@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -389,15 +390,79 @@ user_frame(struct proc *p, uint64_t addr)
 }
 
 /*
- * "0xADDR [/path/lib.so+0xOFF]", the offset being the offset in the
- * file; or the bare address when no mapping holds it.
+ * A file that user frames ran in: its symbols and where its segments
+ * sit in the file, loaded once, at the end.
+ */
+struct dso {
+	struct kp_symtab *syms; /* NULL: none to be had */
+	GElf_Phdr *load;        /* PT_LOAD headers */
+	size_t nload;
+};
+
+static struct u64map dsos; /* interned path -> struct dso */
+
+static struct dso *
+dso_get(const char *path)
+{
+	void **slot = u64map_get(&dsos, (uint64_t)(uintptr_t)path, true);
+	struct dso *d = *slot;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *elf;
+	int fd;
+
+	if (d)
+		return d;
+	d = kp_xcalloc(1, sizeof(*d));
+	*slot = d;
+	/* "[vdso]", "[anon]", "/memfd:x (deleted)": nothing to read */
+	if (path[0] != '/' || strstr(path, " (deleted)"))
+		return d;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return d;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getphdrnum(elf, &n) == 0) {
+		d->load = kp_xcalloc(n ? n : 1, sizeof(*d->load));
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+				d->load[d->nload++] = ph;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (d->nload == 0)
+		return d;
+	d->syms = kp_symtab_new();
+	if (kp_symtab_load_elf(d->syms, path, KP_SYMTAB_DEBUGFILE) < 0) {
+		kp_symtab_free(d->syms);
+		d->syms = NULL;
+	}
+	return d;
+}
+
+/*
+ * A user frame, at the end: named by the symbol of its file where the
+ * file's ELF symbol table has one,
+ *
+ *	0x00007f5f103012ad : __GI___libc_write+0x1d/0x90 [/usr/lib/x86_64-linux-gnu/libc.so.6]
+ *
+ * else by the file and the offset in it,
+ *
+ *	0x00007f5f103012ad [/usr/lib/x86_64-linux-gnu/libc.so.6+0xf82ad]
+ *
+ * or by its address alone when no mapping held it.
  */
 static const struct kp_frame *
 resolve_user(const struct kp_frame *rf)
 {
 	const struct proc *p = (const struct proc *)(uintptr_t)rf->off;
 	struct kp_frame f;
-	size_t lo = 0, hi = p->nmaps, mid;
+	struct kp_sym sym;
+	struct dso *d;
+	size_t lo = 0, hi = p->nmaps, mid, i;
+	uint64_t vaddr;
 
 	memset(&f, 0, sizeof(f));
 	f.addr = rf->addr;
@@ -415,7 +480,41 @@ resolve_user(const struct kp_frame *rf)
 			break;
 		}
 	}
+	if (!f.module)
+		return kp_frame_intern(&f);
+	d = dso_get(f.module);
+	for (i = 0; d->syms && i < d->nload; i++) {
+		if (f.off < d->load[i].p_offset ||
+		    f.off - d->load[i].p_offset >= d->load[i].p_filesz)
+			continue;
+		/* the file offset, as an address of the file's own */
+		vaddr = f.off - d->load[i].p_offset + d->load[i].p_vaddr;
+		if (kp_symtab_lookup(d->syms, vaddr, 0, &sym)) {
+			f.sym = kp_intern_str(sym.name);
+			f.off = sym.off;
+			f.size = sym.size;
+			f.flags |= KP_F_SIZE;
+		}
+		break;
+	}
 	return kp_frame_intern(&f);
+}
+
+static void
+dsos_free(void)
+{
+	size_t i;
+	struct dso *d;
+
+	for (i = 0; i < dsos.cap; i++) {
+		if (!dsos.ent[i].key)
+			continue;
+		d = dsos.ent[i].val;
+		kp_symtab_free(d->syms);
+		free(d->load);
+		free(d);
+	}
+	free(dsos.ent);
 }
 
 /* ---- records ---- */
@@ -1631,6 +1730,7 @@ main(int argc, char **argv)
 		kp_perfev_ring_unmap(&rings[i]);
 	for (i = 0; i < nevents; i++)
 		close(events[i].fd);
+	dsos_free();
 	for (i = 0; i < nallprocs; i++) {
 		free(allprocs[i]->maps);
 		free(allprocs[i]);

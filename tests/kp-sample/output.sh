@@ -35,6 +35,24 @@ kp-sample -e cpu-clock -F 1999 --user dd if=/dev/zero of=/dev/null bs=4k count=3
 grep -q '^ : \[user\]$' "$T/u" && fail "--user: a [user] frame"
 grep -qE '^ 0x0000[0-9a-f]{12} .*\[/usr/(lib|bin)/[^]]*(libc\.so\.6|dd)(\+0x[0-9a-f]+)?\]' "$T/u" ||
 	fail "--user: no user frame in libc or dd: $(grep -m3 '^ 0x0000' "$T/u")"
+# named from libc's symbol table: dd's read and write calls, by names
+# libc's own table has, at an offset inside the symbol
+libc=$(grep -oE '\[/[^]]*/libc\.so\.6\]' "$T/u" | head -n 1 | tr -d '[]')
+[ -n "$libc" ] || fail "--user: no libc frame named by symbol"
+grep -E "^ 0x0000[0-9a-f]{12} : [^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[$libc\]$" "$T/u" |
+	sed -E 's/.* : ([^+]+)\+0x([0-9a-f]+)\/0x([0-9a-f]+) .*/\1 \2 \3/' | sort -u > "$T/usyms"
+grep -qE '(read|write)' "$T/usyms" || fail "--user: no read or write in libc: $(cat "$T/usyms")"
+while read -r name off size; do
+	[ $((0x$off)) -lt $((0x$size)) ] || fail "--user: $name+0x$off is beyond its size 0x$size"
+	if command -v nm > /dev/null; then
+		# its .dynsym, or the .symtab of its debug file (by build-id)
+		bid=$(readelf -n "$libc" 2> /dev/null | sed -n 's/.*Build ID: //p')
+		dbg=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+		{ nm -D --defined-only "$libc"; [ -f "$dbg" ] && nm --defined-only "$dbg"; } 2> /dev/null |
+			grep -qE " $name(@.*)?$" || fail "--user: $name is not a symbol of $libc"
+	fi
+done < "$T/usyms"
+echo "--user: libc symbols $(cut -d' ' -f1 "$T/usyms" | tr '\n' ' ')"
 grep -qE '^ 0xffffffff' "$T/u" || fail "--user: no kernel frames left"
 echo "--user: $(grep -cE '^ 0x0000' "$T/u") user frame lines"
 # without --user the same command has [user] and no user address
