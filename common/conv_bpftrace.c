@@ -95,6 +95,7 @@ scalars(struct bpf *b, const char *s, const char *e)
  *	0x7f7912fbe2ad				unresolved (ustack)
  *	ffffffff813a2413 finish_task_switch.isra.0+147	kstack(perf)
  *	7f8027c182ad 0x7f8027c182ad ([unknown])	ustack(perf)
+ *	bb3d 0xbb3d ([unknown])			ustack(perf), short address
  *	7f8027c182ad __libc_read+13 (/usr/lib/x86_64-linux-gnu/libc.so.6)
  *	ffffffff81d33df7			kstack(raw), ustack(raw)
  *	fuzzer::Fuzzer::RunOne(unsigned char const*, unsigned long)+219	C++
@@ -126,7 +127,8 @@ frame(struct bpf *b, const char *s, const char *e)
 	if (!sp)
 		sp = memchr(s, '\t', (size_t)(e - s));
 	/* a leading address: perf and raw modes */
-	if (sp && sp - s >= 5 && all_hex(s, sp) && kp_conv_hex(s, sp, &v)) {
+	if (sp && (sp - s >= 5 || mod) && all_hex(s, sp) &&
+	    kp_conv_hex(s, sp, &v)) {
 		f.addr = v;
 		f.flags |= KP_F_ADDR;
 		s = sp;
@@ -151,6 +153,12 @@ frame(struct bpf *b, const char *s, const char *e)
 			f.flags |= KP_F_OFF;
 			e = p - 1;
 		}
+		/* blanks only in C++/Rust names: "f(int, char)", "a<b, c>" */
+		if (memchr(s, ' ', (size_t)(e - s)) &&
+		    !memchr(s, '(', (size_t)(e - s)) &&
+		    !memchr(s, '<', (size_t)(e - s)) &&
+		    !memchr(s, ':', (size_t)(e - s)))
+			return -1;
 		f.sym = kp_intern(s, (size_t)(e - s));
 	}
 	if (!f.sym && !(f.flags & KP_F_ADDR))
