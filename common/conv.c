@@ -87,9 +87,16 @@ kp_conv_intern(const struct kp_frame *f)
 	struct kp_frame g = *f, h;
 	int i;
 
-	if (!risky(f->sym, false) && !risky(f->module, true) &&
-	    !risky(f->file, true))
-		return kp_frame_intern(f);
+	/* the reader takes an offset equal to the address for the old
+	 * converter's mistake and drops it: do the same */
+	if ((g.flags & KP_F_ADDR) && (g.flags & KP_F_OFF) && g.addr &&
+	    g.off == g.addr) {
+		g.flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
+		g.off = g.size = 0;
+	}
+	if (!risky(g.sym, false) && !risky(g.module, true) &&
+	    !risky(g.file, true))
+		return kp_frame_intern(&g);
 	/* reread until the frame is what the reader gives back */
 	for (i = 0; i < 4; i++) {
 		if (!reread(&g, &h))
