@@ -29,16 +29,20 @@ awk '{ printf "!\n 0x%s [kernel]\n\t1\n", $1 } END { print "!" }' "$out/addrs" >
 t() {
 	local name=$1 o=$2
 	shift 2
-	/usr/bin/time -f "%e %U %M" -o "$out/time" "$@" > "$o" 2> "$o.err"
-	read -r e u m < "$out/time"
-	printf '%-24s %6.2f s (user %5.2f s), peak RSS %6.1f MB\n' "$name" "$e" "$u" "$(echo "$m / 1024" | bc -l)"
-	echo "$e" > "$o.secs"
+	/usr/bin/time -f "%e %U %S %M" -o "$out/time" "$@" > "$o" 2> "$o.err"
+	read -r e u sy m < "$out/time"
+	printf '%-24s %6.2f s (cpu %5.2f s), peak RSS %6.1f MB\n' "$name" "$e" \
+		"$(echo "$u + $sy" | bc -l)" "$(echo "$m / 1024" | bc -l)"
+	echo "$e $(echo "$u + $sy" | bc -l)" > "$o.secs"
 }
 t "kp-addr2sym -e -l -i" "$out/kp.out" kp-addr2sym -e "$vm" -l -i --kaslr-offset 0 "$out/in.kp"
 t "eu-addr2line -f -i" "$out/eu.out" eu-addr2line -a -f -i -e "$vm" $(sed 's/^/0x/' "$out/addrs")
 t "addr2line -f -i" "$out/bu.out" addr2line -a -f -i -e "$vm" $(sed 's/^/0x/' "$out/addrs")
-awk -v k="$(cat "$out/kp.out.secs")" -v e="$(cat "$out/eu.out.secs")" 'BEGIN {
-	if (k < 0.01) k = 0.01; printf "kp-addr2sym is %.1fx faster than eu-addr2line\n", e / k }'
+read -r ke kc < "$out/kp.out.secs"
+read -r ee ec < "$out/eu.out.secs"
+awk -v ke="$ke" -v kc="$kc" -v ee="$ee" -v ec="$ec" 'BEGIN {
+	if (ke < 0.01) ke = 0.01; if (kc < 0.01) kc = 0.01
+	printf "kp-addr2sym is %.1fx faster than eu-addr2line (elapsed), %.1fx (cpu time)\n", ee / ke, ec / kc }'
 
 # to "name file:line" lines, "--" between addresses
 awk '/^!/ { if (n++) print "--"; next }

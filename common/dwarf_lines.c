@@ -17,10 +17,38 @@
 #include "kp.h"
 #include "dwarf_lines.h"
 
+/*
+ * The function-like DIEs of one CU (subprogram, inlined_subroutine,
+ * entry_point) and their address ranges, read once: dwarf_getscopes()
+ * walks the whole CU again for every address, which is most of the
+ * time of eu-addr2line -i on a vmlinux.
+ */
+struct scope_die {
+	Dwarf_Die die;
+	int parent; /* the enclosing function-like DIE, or -1 */
+};
+
+struct scope_range {
+	Dwarf_Addr lo, hi; /* [lo, hi), DWARF addresses */
+	int die;
+	int depth;
+};
+
+struct cu_index {
+	Dwarf_Off cuoff;
+	struct scope_die *dies;
+	size_t ndies;
+	struct scope_range *ranges; /* by lo, then depth */
+	size_t nranges;
+	bool bad; /* could not be read: use dwarf_getscopes */
+};
+
 struct kp_dwarf {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias; /* dwfl address = file address + bias */
+	struct cu_index **cus; /* open addressing on cuoff */
+	size_t ncus, cap;
 };
 
 static char *debuginfo_path; /* NULL: elfutils' default, /usr/lib/debug */
@@ -72,8 +100,18 @@ fail:
 void
 kp_dwarf_close(struct kp_dwarf *dw)
 {
+	size_t i;
+
 	if (!dw)
 		return;
+	for (i = 0; i < dw->cap; i++) {
+		if (!dw->cus[i])
+			continue;
+		free(dw->cus[i]->dies);
+		free(dw->cus[i]->ranges);
+		free(dw->cus[i]);
+	}
+	free(dw->cus);
 	if (dw->dwfl)
 		dwfl_end(dw->dwfl);
 	free(dw);
@@ -94,6 +132,202 @@ die_name(Dwarf_Die *die)
 	if (!name)
 		name = dwarf_diename(die);
 	return name;
+}
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct scope_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return 0;
+}
+
+static bool
+is_function(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* DIEs whose children may hold code: walk into them. */
+static bool
+may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_entry_point:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		return true;
+	}
+	return false;
+}
+
+#define MAX_DEPTH 256
+
+static void
+cu_index_build(struct cu_index *ci, Dwarf_Die *cudie)
+{
+	/* the path from the CU to the current DIE, and for each level the
+	 * innermost function-like DIE at or above it */
+	Dwarf_Die stack[MAX_DEPTH];
+	int fn[MAX_DEPTH];
+	size_t dcap = 0, rcap = 0;
+	int depth = 0, r;
+
+	if (dwarf_child(cudie, &stack[0]) != 0)
+		return;
+	fn[0] = -1;
+	for (;;) {
+		Dwarf_Die *die = &stack[depth];
+		int tag = dwarf_tag(die), self = fn[depth];
+
+		if (is_function(tag)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			if (ci->ndies == dcap) {
+				dcap = dcap ? dcap * 2 : 64;
+				ci->dies = kp_xrealloc(ci->dies,
+						       dcap * sizeof(*ci->dies));
+			}
+			self = (int)ci->ndies++;
+			ci->dies[self].die = *die;
+			ci->dies[self].parent = fn[depth];
+			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (ci->nranges == rcap) {
+					rcap = rcap ? rcap * 2 : 64;
+					ci->ranges = kp_xrealloc(
+						ci->ranges,
+						rcap * sizeof(*ci->ranges));
+				}
+				ci->ranges[ci->nranges].lo = lo;
+				ci->ranges[ci->nranges].hi = hi;
+				ci->ranges[ci->nranges].die = self;
+				ci->ranges[ci->nranges].depth = depth;
+				ci->nranges++;
+			}
+		}
+		if (may_hold_code(tag) && depth + 1 < MAX_DEPTH &&
+		    dwarf_haschildren(die) > 0 &&
+		    dwarf_child(die, &stack[depth + 1]) == 0) {
+			fn[depth + 1] = self;
+			depth++;
+			continue;
+		}
+		/* next sibling, or up */
+		while ((r = dwarf_siblingof(&stack[depth], &stack[depth])) != 0) {
+			if (r < 0) {
+				ci->bad = true;
+				return;
+			}
+			if (depth == 0)
+				goto done;
+			depth--;
+		}
+	}
+done:
+	if (ci->nranges)
+		qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
+}
+
+static struct cu_index *
+cu_index_get(struct kp_dwarf *dw, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	struct cu_index *ci;
+	size_t i;
+
+	if (dw->ncus * 2 >= dw->cap) {
+		struct cu_index **old = dw->cus;
+		size_t n = dw->cap;
+
+		dw->cap = n ? n * 2 : 256;
+		dw->cus = kp_xcalloc(dw->cap, sizeof(*dw->cus));
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			if (!old[i])
+				continue;
+			j = (old[i]->cuoff * 0x9e3779b97f4a7c15ULL >> 32) &
+			    (dw->cap - 1);
+			while (dw->cus[j])
+				j = (j + 1) & (dw->cap - 1);
+			dw->cus[j] = old[i];
+		}
+		free(old);
+	}
+	i = (off * 0x9e3779b97f4a7c15ULL >> 32) & (dw->cap - 1);
+	while (dw->cus[i]) {
+		if (dw->cus[i]->cuoff == off)
+			return dw->cus[i];
+		i = (i + 1) & (dw->cap - 1);
+	}
+	ci = kp_xcalloc(1, sizeof(*ci));
+	ci->cuoff = off;
+	cu_index_build(ci, cudie);
+	dw->cus[i] = ci;
+	dw->ncus++;
+	return ci;
+}
+
+/*
+ * The innermost function-like DIE of ci that contains pc, or -1.  The
+ * ranges nest, so it is the containing range with the greatest start:
+ * look back from the last range that starts at or before pc.
+ */
+static int
+cu_index_find(const struct cu_index *ci, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = ci->nranges, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->ranges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;)
+		if (pc < ci->ranges[i].hi)
+			return ci->ranges[i].die;
+	return -1;
+}
+
+/* The chain of function-like DIEs from the innermost out, as scopes. */
+static int
+chain_from_index(struct kp_dwarf *dw, Dwarf_Die *cudie, Dwarf_Addr pc,
+		 Dwarf_Die **scopes)
+{
+	struct cu_index *ci = cu_index_get(dw, cudie);
+	int d, n = 0;
+
+	if (ci->bad)
+		return -2;
+	d = cu_index_find(ci, pc);
+	if (d < 0)
+		return 0;
+	for (int k = d; k >= 0 && n < MAX_DEPTH; k = ci->dies[k].parent)
+		n++;
+	*scopes = kp_xmalloc((size_t)n * sizeof(**scopes));
+	n = 0;
+	for (int k = d; k >= 0 && n < MAX_DEPTH; k = ci->dies[k].parent)
+		(*scopes)[n++] = ci->dies[k].die;
+	return n;
 }
 
 size_t
@@ -135,17 +369,22 @@ kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
 		return 1;
 	}
 	/*
-	 * dwarf_getscopes() follows an inlined_subroutine into its abstract
-	 * definition; the physical nesting (inline in inline in function)
-	 * comes from dwarf_getscopes_die() on the innermost scope.
+	 * The physical nesting (inline in inline in function), innermost
+	 * first, from the CU's index; if the CU could not be indexed, from
+	 * dwarf_getscopes(), which follows an inlined_subroutine into its
+	 * abstract definition, then dwarf_getscopes_die() on the innermost
+	 * scope for the physical chain, as eu-addr2line does.
 	 */
-	nscopes = dwarf_getscopes(cudie, a - cubias, &scopes);
-	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0];
+	nscopes = chain_from_index(dw, cudie, a - cubias, &scopes);
+	if (nscopes == -2) {
+		nscopes = dwarf_getscopes(cudie, a - cubias, &scopes);
+		if (nscopes > 0) {
+			Dwarf_Die inner = scopes[0];
 
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
+			free(scopes);
+			scopes = NULL;
+			nscopes = dwarf_getscopes_die(&inner, &scopes);
+		}
 	}
 	for (i = 0; i < nscopes && n < max; i++) {
 		Dwarf_Die *die = &scopes[i];

@@ -220,7 +220,8 @@ kp_symtab_sort(struct kp_symtab *st)
 {
 	size_t i, j, k, nb = 0;
 
-	qsort(st->ents, st->n, sizeof(*st->ents), cmp_ent);
+	if (st->n)
+		qsort(st->ents, st->n, sizeof(*st->ents), cmp_ent);
 	free(st->best);
 	st->best = kp_xmalloc((st->n ? st->n : 1) * sizeof(*st->best));
 	for (i = 0; i < st->n; i = j) {
