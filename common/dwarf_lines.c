@@ -67,19 +67,19 @@ kp_dwarf_open(const char *path, char *err, size_t errlen)
 	Dwarf_Addr dbias;
 	int fd;
 
+	/* for the reason of a failure; libdwfl opens the file itself (given
+	 * a descriptor, it leaves it open when the file is not ELF) */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
+	close(fd);
 	dw = kp_xcalloc(1, sizeof(*dw));
 	dw->dwfl = dwfl_begin(&offline_callbacks);
-	if (!dw->dwfl) {
-		close(fd);
+	if (!dw->dwfl)
 		goto fail;
-	}
-	/* dwfl takes the descriptor */
-	dw->mod = dwfl_report_offline(dw->dwfl, path, path, fd);
+	dw->mod = dwfl_report_offline(dw->dwfl, path, path, -1);
 	if (!dw->mod || dwfl_report_end(dw->dwfl, NULL, NULL) != 0)
 		goto fail;
 	if (!dwfl_module_getelf(dw->mod, &dw->bias))
