@@ -26,6 +26,7 @@ if [ ! -s "$in" ]; then
 	awk 'tolower($2) == "t" && !seen[$1]++ {
 		a = $1
 		if (substr(a, 16, 1) == "0") a = substr(a, 1, 15) sprintf("%x", n % 16)
+		if (used[a]++) { a = $1; if (used[a]++) next }
 		addr[n++] = a
 		if (n == 100000) exit }
 	END {
@@ -43,6 +44,11 @@ distinct=$(grep '^ 0x' "$in" | sort -u | wc -l)
 echo "input: $frames frames, $distinct distinct addresses, $(stat -c %s "$in") bytes"
 measure "kp-addr2sym -k kallsyms (1M frames)" "$(stat -c %s "$in")" \
 	kp-addr2sym -k "$ks" "$in"
+# cpu time too: elapsed time is noisy on a shared machine
+/usr/bin/time -f "%e %U %S" -o "$out/.cpu" kp-addr2sym -k "$ks" "$in" > /dev/null 2> /dev/null
+read -r e u sy < "$out/.cpu"
+awk -v e="$e" -v u="$u" -v s="$sy" 'BEGIN {
+	printf "  one more run: %.2f s elapsed, %.2f s cpu (user %.2f, sys %.2f)\n", e, u + s, u, s }'
 kp-addr2sym -k "$ks" "$in" 2>&1 > /dev/null | sed 's/^/  stderr: /' | head -3
 measure "kp-addr2sym load kallsyms only" 0 kp-addr2sym -k "$ks" /dev/null
 
