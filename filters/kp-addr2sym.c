@@ -173,6 +173,20 @@ setup_kernel(void)
 	char *id, buf[600];
 
 	setup_done = true;
+	/* kallsyms of another boot (or machine) gives wrong names */
+	if (ks && (v = kp_meta_get("stext")) != NULL &&
+	    kp_parse_u64(v, strlen(v), 16, &shift) == 0 &&
+	    kp_symtab_find(ks, "_stext", &a) && a.addr != shift) {
+		if (!opt_force)
+			kp_die("%s: _stext is 0x%" PRIx64 ", the capture's "
+			       "0x%" PRIx64 ": not the kallsyms of its boot "
+			       "(-k the one saved then, or --force)",
+			       opt_kallsyms, a.addr, shift);
+		kp_warn("%s: _stext is 0x%" PRIx64 ", the capture's 0x%" PRIx64
+			"; used anyway (--force)",
+			opt_kallsyms, a.addr, shift);
+	}
+	shift = 0;
 	if (!kimg)
 		return;
 	if (kelf && (v = kp_meta_get("build-id")) != NULL &&
