@@ -85,6 +85,8 @@ struct node {
 	uint64_t self[2];
 	uint32_t parent;
 	uint32_t kids, nkids; /* range in kidv, after build_children */
+	uint32_t first, next; /* children while building (0: none) */
+	uint32_t nch;	      /* their number */
 	uint32_t depth;
 	uint8_t kind;
 };
@@ -93,64 +95,98 @@ static struct node *nodes;
 static size_t nnodes, nodes_cap;
 static uint32_t *kidv;
 
-/* (parent, name) -> node + 1; open addressing */
-static uint32_t *ntab;
-static size_t ntab_cap;
-
 /*
- * Frames merge by name, as in folded stacks: the same name in two
- * modules is one frame (its tooltip names the first module seen).
+ * A child is found by walking its parent's list of children when there
+ * are few of them (the list is in cache: no hash lookup, no miss), and
+ * in a hash table of (parent, name) -> node when there are more.
  */
-static inline uint64_t
+#define SCAN_MAX 8
+
+struct nslot {
+	const char *name; /* NULL: empty */
+	uint32_t parent, node;
+};
+
+static struct nslot *ntab;
+static size_t ntab_cap, ntab_len;
+
+static inline size_t
 node_hash(uint32_t parent, const char *name)
 {
-	uint64_t k[2] = { parent, (uintptr_t)name };
+	uint64_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)parent * 0xbf58476d1ce4e5b9ull;
 
-	return kp_hash(k, sizeof(k));
+	return (size_t)(h ^ h >> 29);
 }
 
 static uint32_t new_node(uint32_t parent, const char *name,
 			 const char *module, uint8_t kind);
 
 static void
-ntab_grow(void)
+ntab_put(uint32_t node)
 {
-	size_t cap = ntab_cap ? ntab_cap * 2 : 1u << 12, i, j;
-	uint32_t *t = kp_xcalloc(cap, sizeof(*t));
+	const struct node *n = &nodes[node];
+	size_t j;
 
-	for (i = 0; i < ntab_cap; i++) {
-		struct node *n;
+	if ((ntab_len + 1) * 2 > ntab_cap) {
+		size_t cap = ntab_cap ? ntab_cap * 2 : 1u << 12, i;
+		struct nslot *t = kp_xcalloc(cap, sizeof(*t));
 
-		if (!ntab[i])
-			continue;
-		n = &nodes[ntab[i] - 1];
-		j = node_hash(n->parent, n->name) & (cap - 1);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = ntab[i];
+		for (i = 0; i < ntab_cap; i++) {
+			if (!ntab[i].name)
+				continue;
+			j = node_hash(ntab[i].parent, ntab[i].name) &
+			    (cap - 1);
+			while (t[j].name)
+				j = (j + 1) & (cap - 1);
+			t[j] = ntab[i];
+		}
+		free(ntab);
+		ntab = t;
+		ntab_cap = cap;
 	}
-	free(ntab);
-	ntab = t;
-	ntab_cap = cap;
+	j = node_hash(n->parent, n->name) & (ntab_cap - 1);
+	while (ntab[j].name)
+		j = (j + 1) & (ntab_cap - 1);
+	ntab[j].name = n->name;
+	ntab[j].parent = n->parent;
+	ntab[j].node = node;
+	ntab_len++;
 }
 
+/*
+ * Frames merge by name, as in folded stacks: the same name in two
+ * modules is one frame (its tooltip names the first module seen).
+ */
 static uint32_t
 child(uint32_t parent, const char *name, const char *module, uint8_t kind)
 {
+	uint32_t c;
 	size_t j;
 
-	if ((nnodes + 1) * 2 > ntab_cap)
-		ntab_grow();
-	j = node_hash(parent, name) & (ntab_cap - 1);
-	while (ntab[j]) {
-		struct node *n = &nodes[ntab[j] - 1];
-
-		if (n->parent == parent && n->name == name)
-			return ntab[j] - 1;
-		j = (j + 1) & (ntab_cap - 1);
+	if (nodes[parent].nch <= SCAN_MAX) {
+		/* node 0, the root, is nobody's child: 0 ends the list */
+		for (c = nodes[parent].first; c; c = nodes[c].next)
+			if (nodes[c].name == name)
+				return c;
+	} else {
+		j = node_hash(parent, name) & (ntab_cap - 1);
+		for (; ntab[j].name; j = (j + 1) & (ntab_cap - 1))
+			if (ntab[j].parent == parent && ntab[j].name == name)
+				return ntab[j].node;
 	}
-	ntab[j] = new_node(parent, name, module, kind) + 1;
-	return ntab[j] - 1;
+	c = new_node(parent, name, module, kind);
+	nodes[c].next = nodes[parent].first;
+	nodes[parent].first = c;
+	if (++nodes[parent].nch == SCAN_MAX + 1) {
+		uint32_t k;
+
+		for (k = nodes[parent].first; k; k = nodes[k].next)
+			ntab_put(k);
+	} else if (nodes[parent].nch > SCAN_MAX + 1) {
+		ntab_put(c);
+	}
+	return c;
 }
 
 static uint32_t
@@ -256,13 +292,30 @@ frame_name(const struct kp_frame *f)
 	return &ftab[j];
 }
 
+/*
+ * The path of the previous stack: inputs come in an order where
+ * neighbours share their outer frames (sorted, or as a converter met
+ * them), so most frames are found here without a hash lookup.
+ */
+static const char **path_name;
+static uint32_t *path_node;
+static size_t path_len, path_cap;
+
 /* Add one stack of input side (0 before, 1 after) to the tree. */
 static void
 tree_add(const struct kp_stack *st, int side)
 {
 	uint32_t cur = 0;
 	size_t i, k;
+	bool same = true;
 
+	if (st->n > path_cap) {
+		path_cap = st->n * 2;
+		path_name = kp_xrealloc(path_name,
+					path_cap * sizeof(*path_name));
+		path_node = kp_xrealloc(path_node,
+					path_cap * sizeof(*path_node));
+	}
 	nodes[0].total[side] += st->count;
 	for (k = 0; k < st->n; k++) {
 		const struct kp_frame *f;
@@ -271,9 +324,17 @@ tree_add(const struct kp_stack *st, int side)
 		i = opt_reverse ? k : st->n - 1 - k;
 		f = st->frames[i];
 		fn = frame_name(f);
-		cur = child(cur, fn->name, f->module, fn->kind);
+		if (same && k < path_len && path_name[k] == fn->name) {
+			cur = path_node[k];
+		} else {
+			same = false;
+			cur = child(cur, fn->name, f->module, fn->kind);
+			path_name[k] = fn->name;
+			path_node[k] = cur;
+		}
 		nodes[cur].total[side] += st->count;
 	}
+	path_len = st->n;
 	nodes[cur].self[side] += st->count;
 }
 
@@ -937,22 +998,28 @@ write_svg(FILE *out)
 	fputs("</g>\n</svg>\n", out);
 }
 
-/* The root node is "all"; fill the tree from one input side. */
+/*
+ * Fill the tree from one input (side 0 before, 1 after), record by
+ * record: the tree merges identical stacks itself.  No count can
+ * overflow, since none exceeds the total, which is checked.
+ */
 static void
 read_side(const char *path, int side)
 {
-	struct kp_agg *agg = kp_agg_new();
-	size_t i, n;
+	struct kp_reader *rd = kp_reader_open(path);
+	const struct kp_stack *st;
 
-	kp_agg_read(agg, path);
-	n = kp_agg_len(agg);
-	for (i = 0; i < n; i++)
-		tree_add(kp_agg_get(agg, i), side);
-	grand[side] = kp_agg_total(agg);
-	if (!kp_agg_total_ok(agg))
-		kp_die("%s: the total count overflows 64 bits",
-		       strcmp(path, "-") ? path : "<stdin>");
-	kp_agg_free(agg);
+	while ((st = kp_reader_next(rd)) != NULL) {
+		if (grand[side] > UINT64_MAX - st->count) {
+			kp_input_skip(kp_reader_input(rd),
+				      "the total count overflows 64 bits; "
+				      "record dropped");
+			continue;
+		}
+		grand[side] += st->count;
+		tree_add(st, side);
+	}
+	kp_reader_close(rd);
 }
 
 static void
