@@ -11,23 +11,39 @@
 
 #include "conv.h"
 
-/* One distinct frame line (text after its indent) and what it means. */
+/*
+ * One distinct frame line (text after its indent) and what it means, in
+ * one block: the frames (leaf first), then the text.  A cache hit reads
+ * the slot and this block only.
+ */
 struct pline {
+	uint32_t len; /* of the text */
+	uint32_t n;   /* frames */
+	bool java;    /* parsed under comm "java" (Java tidy) */
+	bool kernel;  /* kernel code */
+	bool skip;    /* "(process name)" frame: perf prints, peers drop */
+	const struct kp_frame *fr[];
+};
+
+#define PL_TEXT(pl) ((const char *)((pl)->fr + (pl)->n))
+
+struct slot {
 	uint64_t hash;
-	const char *text;
-	size_t len;
-	const struct kp_frame **fr; /* leaf first */
+	struct pline *pl;
+};
+
+/* What parse_frame finds, before it is stored. */
+struct pframe {
+	const struct kp_frame *fr[64];
 	uint32_t n;
-	bool java;   /* parsed under comm "java" (Java tidy) */
-	bool kernel; /* kernel code */
-	bool skip;   /* "(process name)" frame: perf prints, peers drop */
+	bool kernel, skip;
 };
 
 struct perf {
 	struct kp_perf_opts *o;
 	struct kp_input *in;
 	struct kp_conv cv;
-	struct pline *tab;
+	struct slot *tab;
 	size_t tabcap, tabn;
 	char *tmp;
 	size_t tmpcap;
@@ -136,7 +152,7 @@ tmpbuf(struct perf *pf, size_t n)
  * each later one is inlined into the one before (marked KP_F_INLINE).
  */
 static int
-parse_frame(struct perf *pf, const char *s, size_t len, struct pline *pl,
+parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 	    const char **why)
 {
 	const char *e = s + len, *p, *sym, *se, *dso = NULL, *de = NULL;
@@ -217,7 +233,6 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pline *pl,
 		plen[np++] = 0;
 	}
 	pl->n = (uint32_t)np;
-	pl->fr = kp_xmalloc(np * sizeof(*pl->fr));
 	for (i = 0; i < np; i++) {
 		struct kp_frame f;
 
@@ -271,20 +286,21 @@ find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 {
 	uint64_t h = line_hash(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
 	size_t mask, i;
-	struct pline *pl;
+	const struct pline *pl;
 
 	*hash = h;
 	if (!pf->tabcap)
 		return NULL;
 	mask = pf->tabcap - 1;
-	for (i = h & mask;; i = (i + 1) & mask) {
-		pl = &pf->tab[i];
-		if (!pl->text)
-			return NULL;
-		if (pl->hash == h && pl->len == len && pl->java == pf->java &&
-		    memcmp(pl->text, s, len) == 0)
+	for (i = h & mask; pf->tab[i].pl; i = (i + 1) & mask) {
+		if (pf->tab[i].hash != h)
+			continue;
+		pl = pf->tab[i].pl;
+		if (pl->len == len && pl->java == pf->java &&
+		    memcmp(PL_TEXT(pl), s, len) == 0)
 			return pl;
 	}
+	return NULL;
 }
 
 /* Parse a new frame line and cache it; NULL (skipped) if bad. */
@@ -292,7 +308,8 @@ static const struct pline *
 add_frame(struct perf *pf, const char *s, size_t len, uint64_t h)
 {
 	size_t mask, i;
-	struct pline *pl, tmp;
+	struct pline *pl;
+	struct pframe tmp;
 	const char *why;
 
 	if (parse_frame(pf, s, len, &tmp, &why) < 0) {
@@ -300,31 +317,35 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h)
 		return NULL;
 	}
 	if (pf->tabn * 2 >= pf->tabcap) {
-		struct pline *old = pf->tab;
+		struct slot *old = pf->tab;
 		size_t oldcap = pf->tabcap, j;
 
 		pf->tabcap = oldcap ? oldcap * 2 : 4096;
 		pf->tab = kp_xcalloc(pf->tabcap, sizeof(*pf->tab));
 		mask = pf->tabcap - 1;
 		for (j = 0; j < oldcap; j++) {
-			if (!old[j].text)
+			if (!old[j].pl)
 				continue;
-			for (i = old[j].hash & mask; pf->tab[i].text;
+			for (i = old[j].hash & mask; pf->tab[i].pl;
 			     i = (i + 1) & mask)
 				;
 			pf->tab[i] = old[j];
 		}
 		free(old);
 	}
-	mask = pf->tabcap - 1;
-	for (i = h & mask; pf->tab[i].text; i = (i + 1) & mask)
-		;
-	pl = &pf->tab[i];
-	*pl = tmp;
-	pl->hash = h;
-	pl->len = len;
+	pl = kp_xmalloc(sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
+	pl->len = (uint32_t)len;
+	pl->n = tmp.n;
 	pl->java = pf->java;
-	pl->text = kp_intern(s, len);
+	pl->kernel = tmp.kernel;
+	pl->skip = tmp.skip;
+	memcpy(pl->fr, tmp.fr, tmp.n * sizeof(pl->fr[0]));
+	memcpy((char *)(pl->fr + pl->n), s, len);
+	mask = pf->tabcap - 1;
+	for (i = h & mask; pf->tab[i].pl; i = (i + 1) & mask)
+		;
+	pf->tab[i].hash = h;
+	pf->tab[i].pl = pl;
 	pf->tabn++;
 	return pl;
 }
@@ -877,7 +898,7 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
 	for (n = 0; n < pf.tabcap; n++)
-		free(pf.tab[n].fr);
+		free(pf.tab[n].pl);
 	free(pf.tab);
 	free(pf.tmp);
 	free(pf.comm);
