@@ -37,9 +37,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kp.h"
+/* uthash with kp's faster hash */
+#define HASH_FUNCTION(keyptr, keylen, hashv) \
+	((hashv) = (unsigned)kp_hash((keyptr), (keylen)))
 #include <uthash.h>
 
-#include "kp.h"
 #include "profile.h"
 
 #define ROOT_NAME "[all]"

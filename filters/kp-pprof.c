@@ -40,10 +40,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "kp.h"
+/* uthash with kp's faster hash */
+#define HASH_FUNCTION(keyptr, keylen, hashv) \
+	((hashv) = (unsigned)kp_hash((keyptr), (keylen)))
 #include <uthash.h>
 #include <zlib.h>
 
-#include "kp.h"
 #include "pb.h"
 #include "profile.h"
 
