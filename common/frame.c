@@ -211,11 +211,15 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	p++; /* ':' */
 	while (p < e && is_blank(*p))
 		p++;
-	/* MODULE: the last " [" */
+	/*
+	 * MODULE: the last " [" with something in it; an empty "[" or "[]"
+	 * stays part of the symbol, so that a writer that leaves out an
+	 * absent module cannot expose an earlier " [" of the symbol.
+	 */
 	for (mod = e - 1; mod > p; mod--)
 		if (*mod == '[' && is_blank(mod[-1]))
 			break;
-	if (mod > p) {
+	if (mod > p && !(e - mod == 1 || (e - mod == 2 && e[-1] == ']'))) {
 		parse_module(mod, e, false, f);
 		e = mod;
 		while (e > p && is_blank(e[-1]))

@@ -67,6 +67,8 @@ static const struct frame_case frame_cases[] = {
 	  "/usr/lib/libc.so.6", 0, 0, 0 },
 	{ " 0x1 : f+0x2 (inline) (at a/b.c:12)", 1, 1, "f", NULL, 2, 0,
 	  KP_F_ADDR | KP_F_OFF | KP_F_INLINE },
+	{ ": a [b] c [", 1, 0, "a [b] c [", NULL, 0, 0, 0 },
+	{ ": f+0x1 []", 1, 0, "f+0x1 []", NULL, 0, 0, 0 },
 	{ "hello world", 0, 0, NULL, NULL, 0, 0, 0 },
 	{ "WARNING: x", 0, 0, NULL, NULL, 0, 0, 0 },
 	{ "deadbeef", 0, 0, NULL, NULL, 0, 0, 0 },
