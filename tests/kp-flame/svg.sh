@@ -54,6 +54,14 @@ if [ -x "$KP_BIN/perf2kp" ]; then
 	done
 fi
 
+# examples/ holds what kp-flame makes of the capture today
+if [ -x "$KP_BIN/perf2kp" ]; then
+	perf2kp --comm < "$KP_TOP/samples/perf-report-kernel.script" |
+		kp-flame --minwidth 2 --title "perf-report-kernel.work.sh: dd, gzip, cat, fork/exec (perf record -a -g, 933 samples)" > "$tmp/ex.svg"
+	cmp -s "$tmp/ex.svg" "$KP_TOP/examples/flame-perf-report-kernel.svg" ||
+		fail "examples/flame-perf-report-kernel.svg is stale (regenerate it: examples/pictures.md)"
+fi
+
 # escaping: the names are text; the only script element is kp-flame's
 grep -c '<script' "$tmp/escape.svg" | grep -qx 1 || fail "a name made a <script>"
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$tmp/escape.svg" || fail "escaped name"
