@@ -28,38 +28,45 @@ replicate() { # src dst megabytes
 	fi
 }
 
-best_secs() { # command... ; prints the best wall time of 3 runs
-	local best="" s e t
-	for _ in 1 2 3; do
-		s=$(date +%s.%N)
-		"$@" > /dev/null
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
-}
-
-report() { # name file command...
-	local name=$1 file=$2 bytes secs rss
+# report NAME FILE COMMAND...: best of 3 runs by wall time and by CPU
+# time (user + system; the CPUs are shared, so CPU time is the steadier
+# figure), and peak RSS.
+report() {
+	local name=$1 file=$2 bytes r wall cpu rss bw="" bc="" brss=0
 	shift 2
 	bytes=$(wc -c < "$file")
 	cat "$file" > /dev/null
-	secs=$(best_secs "$@" "$file")
-	rss=$(/usr/bin/time -f %M "$@" "$file" 2>&1 > /dev/null | tail -n 1)
-	printf '%-34s %8.1f MB %8.3f s %9.1f MB/s  peak RSS %6d KB\n' \
-		"$name" "$(echo "$bytes / 1000000" | bc -l)" "$secs" \
-		"$(echo "$bytes / 1000000 / $secs" | bc -l)" "$rss"
+	for _ in 1 2 3; do
+		r=$(/usr/bin/time -f '%e %U %S %M' "$@" "$file" 2>&1 > /dev/null | tail -n 1)
+		wall=$(echo "$r" | awk '{ print $1 }')
+		cpu=$(echo "$r" | awk '{ print $2 + $3 }')
+		rss=$(echo "$r" | awk '{ print $4 }')
+		if [ -z "$bw" ] || [ "$(echo "$wall < $bw" | bc -l)" = 1 ]; then bw=$wall; fi
+		if [ -z "$bc" ] || [ "$(echo "$cpu < $bc" | bc -l)" = 1 ]; then bc=$cpu; fi
+		[ "$rss" -gt "$brss" ] && brss=$rss
+	done
+	[ "$(echo "$bw < 0.01" | bc -l)" = 1 ] && bw=0.01
+	[ "$(echo "$bc < 0.01" | bc -l)" = 1 ] && bc=0.01
+	printf '%-32s %7.1f MB  wall %6.2f s %7.0f MB/s  cpu %6.2f s %7.0f MB/s  RSS %6d KB\n' \
+		"$name" "$(echo "$bytes / 1000000" | bc -l)" "$bw" \
+		"$(echo "$bytes / 1000000 / $bw" | bc -l)" "$bc" \
+		"$(echo "$bytes / 1000000 / $bc" | bc -l)" "$brss"
 }
 
 replicate "$top/samples/perf-dd-a-g.txt" "$out/perf-$mb.txt" "$mb"
 replicate "$top/samples/perf-dd-a-g.txt" "$out/perf-$((mb / 10)).txt" $((mb / 10))
-echo "perf2kp on samples/perf-dd-a-g.txt replicated (1 core):"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+echo "perf2kp on samples/perf-dd-a-g.txt replicated (1 thread):"
 report "wc -l (reading speed)" "$out/perf-$mb.txt" wc -l
 report "perf2kp" "$out/perf-$mb.txt" "$bin/perf2kp"
 report "perf2kp --comm --weight period" "$out/perf-$mb.txt" "$bin/perf2kp" --comm --weight period
 report "perf2kp (1/10 input: RSS flat?)" "$out/perf-$((mb / 10)).txt" "$bin/perf2kp"
 report "perf2kp | kp-fold" "$out/perf-$((mb / 10)).txt" sh -c "\"$bin/perf2kp\" \"\$0\" | \"$bin/kp-fold\""
+if [ -f "$top/samples/perf-report-kernel.script" ]; then
+	# a second real capture, with deeper kernel stacks
+	replicate "$top/samples/perf-report-kernel.script" "$out/kernel-$mb.txt" "$mb"
+	report "perf2kp (perf-report-kernel)" "$out/kernel-$mb.txt" "$bin/perf2kp"
+fi
 if [ -f "$C/dtrace/flamegraph/example-dtrace-stacks.txt" ]; then
 	replicate "$C/dtrace/flamegraph/example-dtrace-stacks.txt" "$out/dtrace-$((mb / 10)).txt" $((mb / 10))
 	report "dtrace2kp" "$out/dtrace-$((mb / 10)).txt" "$bin/dtrace2kp"
