@@ -26,7 +26,7 @@
 enum kind { K_KERNEL, K_KMOD, K_USER, K_UNKNOWN, K_MERGED, K_ROOT };
 
 static const char *opt_title;
-static const char *opt_countname = "samples";
+static const char *opt_countname;
 static const char *opt_colors = "kp";
 static double opt_width = 1200, opt_height = 16, opt_minwidth = 0.1;
 static bool opt_minwidth_pct, opt_reverse, opt_inverted;
@@ -65,7 +65,8 @@ usage(FILE *fp, int status)
 		"                     hot mem io red green blue aqua yellow "
 		"purple\n"
 		"                     orange gray\n"
-		"      --countname N  what the counts are (default \"samples\")\n"
+		"      --countname N  what the counts are (default \"samples\",\n"
+		"                     \"ns\" for '# weight: period' on cpu-clock)\n"
 		"      --reverse      reverse the stacks: leaf functions at the "
 		"base\n"
 		"      --inverted     an icicle graph: the base at the top, "
@@ -1129,6 +1130,16 @@ main(int argc, char **argv)
 	}
 	if (!grand[1])
 		kp_warn("no samples in the input; writing an empty graph");
+	if (!opt_countname) {
+		/* perf2kp --weight period on a clock event: nanoseconds */
+		const char *w = kp_meta_get("weight"), *ev = kp_meta_get("event");
+
+		opt_countname = w && strcmp(w, "period") == 0 && ev &&
+					(strncmp(ev, "cpu-clock", 9) == 0 ||
+					 strncmp(ev, "task-clock", 10) == 0)
+				? "ns"
+				: "samples";
+	}
 	build_children();
 	write_svg(stdout);
 	return kp_finish();

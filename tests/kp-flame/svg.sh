@@ -52,6 +52,8 @@ if [ -x "$KP_BIN/perf2kp" ]; then
 		xmllint --noout "$tmp/cap.svg" || fail "capture $o xml"
 		python3 "$T/svgcheck.py" "$tmp/cap.svg" "$tmp/cap.fold" || fail "capture $o"
 	done
+	# weighted by period on cpu-clock: the counts are nanoseconds
+	grep -q '^inclusive: 933933933 ns, 100.00%' "$tmp/cap.svg" || fail "countname ns"
 fi
 
 # examples/ holds what kp-flame makes of the capture today
