@@ -9,8 +9,9 @@
 # duration, empty input, determinism, write errors.
 set -u
 T=$KP_TOP/tests/kp-pprof
+# pprof itself, or the one golang-go ships (what "go tool pprof" runs)
 if command -v pprof > /dev/null; then PPROF=(pprof)
-elif command -v go > /dev/null && go tool pprof -h > /dev/null 2>&1; then PPROF=(go tool pprof)
+elif command -v go > /dev/null && [ -x "$(go env GOTOOLDIR)/pprof" ]; then PPROF=("$(go env GOTOOLDIR)/pprof")
 else echo "skipped: no pprof (golang-go's go tool pprof)"; exit 77; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -130,6 +131,31 @@ awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++)
 kp-pprof "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
 st=${PIPESTATUS[0]}
 [ $st -eq 2 ] || fail "closed pipe: exit $st"
+
+# pprof -http: its web UI (top table and flame graph) shows the functions
+if command -v python3 > /dev/null; then
+	port=$((20000 + $$ % 20000))
+	"${PPROF[@]}" -symbolize=none -http="127.0.0.1:$port" -no_browser "$tmp/i.pb.gz" > "$tmp/http.log" 2>&1 &
+	srv=$!
+	python3 - "$port" <<'PY' || { kill $srv; cat "$tmp/http.log"; fail "pprof -http"; }
+import sys, time, urllib.request
+base = "http://127.0.0.1:%s" % sys.argv[1]
+for _ in range(100):  # up to 10 s for the server to start
+    try:
+        urllib.request.urlopen(base + "/ui/top", timeout=5)
+        break
+    except OSError:
+        time.sleep(0.1)
+for page in ("/ui/top", "/ui/flamegraph"):
+    text = urllib.request.urlopen(base + page, timeout=10).read().decode()
+    for name in ("inner_helper", "vfs_read", "ksys_read"):
+        if name not in text:
+            sys.exit("%s: no %s" % (page, name))
+print("pprof -http: top and flamegraph pages name the functions")
+PY
+	kill $srv
+	wait $srv 2> /dev/null
+fi
 
 kp-pprof -h | grep -q '^usage: kp-pprof' || fail "-h"
 kp-pprof --bogus < /dev/null > /dev/null 2>&1; [ $? -eq 64 ] || fail "usage exit"
