@@ -186,13 +186,21 @@ run_case() {
 		bad "$id" "options '$opts' have no kp mapping and the case is not listed"
 		return
 	fi
-	case $input in
-	*.gz) gzip -dc "$C/$input" > "$tmp/in" ;;
-	*) cp "$C/$input" "$tmp/in" ;;
-	esac
-	"$conv" "${CONV_OPTS[@]}" < "$tmp/in" 2> "$tmp/err1" > "$tmp/kp"
-	st=$?
-	kp-fold "${FOLD_OPTS[@]}" < "$tmp/kp" > "$tmp/out" 2> "$tmp/err2"
+	# one converter run per input and option set (rows differ mostly in
+	# kp-fold's options)
+	local key
+	key=$(printf '%s|%s' "$input" "${CONV_OPTS[*]}" | cksum | tr ' ' _)
+	if [ ! -f "$tmp/cache.$key.st" ]; then
+		case $input in
+		*.gz) gzip -dc "$C/$input" > "$tmp/in" ;;
+		*) cp "$C/$input" "$tmp/in" ;;
+		esac
+		"$conv" "${CONV_OPTS[@]}" < "$tmp/in" 2> "$tmp/cache.$key.err" > "$tmp/cache.$key.kp"
+		echo $? > "$tmp/cache.$key.st"
+	fi
+	cp "$tmp/cache.$key.err" "$tmp/err1"
+	st=$(cat "$tmp/cache.$key.st")
+	kp-fold "${FOLD_OPTS[@]}" < "$tmp/cache.$key.kp" > "$tmp/out" 2> "$tmp/err2"
 	local result=pass detail=""
 	case $how in
 	warn:*)
