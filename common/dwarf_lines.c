@@ -7,6 +7,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,12 +44,19 @@ struct cu_index {
 	bool bad; /* could not be read: use dwarf_getscopes */
 };
 
+/* A section of a kernel module: where it was loaded, where libdwfl put it. */
+struct kmod_sec {
+	uint64_t rt, size, layout;
+};
+
 struct kp_dwarf {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias; /* dwfl address = file address + bias */
 	struct cu_index **cus; /* open addressing on cuoff */
 	size_t ncus, cap;
+	struct kmod_sec *secs; /* a kernel module: run-time placement */
+	size_t nsecs;
 };
 
 static char *debuginfo_path; /* NULL: elfutils' default, /usr/lib/debug */
@@ -60,8 +68,69 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+static struct kp_dwarf *open_as(const char *path, const char *name,
+				 char *err, size_t errlen);
+
 struct kp_dwarf *
 kp_dwarf_open(const char *path, char *err, size_t errlen)
+{
+	return open_as(path, path, err, errlen);
+}
+
+struct kp_dwarf *
+kp_dwarf_open_kmod(const char *path, const char *modname,
+		   bool (*secaddr)(const char *mod, const char *sec,
+				   uint64_t *addr, void *arg),
+		   void *arg, char *err, size_t errlen)
+{
+	struct kp_dwarf *dw = open_as(path, modname, err, errlen);
+	GElf_Addr bias;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, cap = 0;
+	const char *name;
+	uint64_t rt;
+	Elf *elf;
+
+	if (!dw)
+		return NULL;
+	/*
+	 * libdwfl lays the sections of a relocatable file out one after
+	 * the other (sh_addr in its copy of the headers); map each to the
+	 * address the kernel loaded it at.
+	 */
+	elf = dwfl_module_getelf(dw->mod, &bias);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		goto bad;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !sh.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || !secaddr(modname, name, &rt, arg))
+			continue;
+		if (dw->nsecs == cap) {
+			cap = cap ? cap * 2 : 16;
+			dw->secs = kp_xrealloc(dw->secs, cap * sizeof(*dw->secs));
+		}
+		dw->secs[dw->nsecs].rt = rt;
+		dw->secs[dw->nsecs].size = sh.sh_size;
+		dw->secs[dw->nsecs].layout = sh.sh_addr + bias;
+		dw->nsecs++;
+	}
+	if (dw->nsecs)
+		return dw;
+	snprintf(err, errlen, "%s: no section of it is loaded", path);
+	kp_dwarf_close(dw);
+	return NULL;
+bad:
+	snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+	kp_dwarf_close(dw);
+	return NULL;
+}
+
+static struct kp_dwarf *
+open_as(const char *path, const char *name, char *err, size_t errlen)
 {
 	struct kp_dwarf *dw;
 	Dwarf_Addr dbias;
@@ -79,7 +148,7 @@ kp_dwarf_open(const char *path, char *err, size_t errlen)
 	dw->dwfl = dwfl_begin(&offline_callbacks);
 	if (!dw->dwfl)
 		goto fail;
-	dw->mod = dwfl_report_offline(dw->dwfl, path, path, -1);
+	dw->mod = dwfl_report_offline(dw->dwfl, name, path, -1);
 	if (!dw->mod || dwfl_report_end(dw->dwfl, NULL, NULL) != 0)
 		goto fail;
 	if (!dwfl_module_getelf(dw->mod, &dw->bias))
@@ -112,6 +181,7 @@ kp_dwarf_close(struct kp_dwarf *dw)
 		free(dw->cus[i]);
 	}
 	free(dw->cus);
+	free(dw->secs);
 	if (dw->dwfl)
 		dwfl_end(dw->dwfl);
 	free(dw);
@@ -346,6 +416,16 @@ kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
 
 	if (!max)
 		return 0;
+	if (dw->secs) {
+		size_t k;
+
+		for (k = 0; k < dw->nsecs; k++)
+			if (addr - dw->secs[k].rt < dw->secs[k].size)
+				break;
+		if (k == dw->nsecs)
+			return 0;
+		a = addr - dw->secs[k].rt + dw->secs[k].layout;
+	}
 	ln = dwfl_module_getsrc(dw->mod, a);
 	if (ln)
 		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);

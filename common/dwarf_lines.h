@@ -44,6 +44,20 @@ struct kp_dwarf *kp_dwarf_open(const char *path, char *err, size_t errlen);
 size_t kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
 		       struct kp_srcframe *out, size_t max);
 
+/*
+ * A Linux kernel module: its .ko (plain, or compressed as libdwfl reads
+ * it: xz, gzip, bzip2) with each section placed where it was loaded;
+ * secaddr(modname, section, &addr, arg) gives that address (from
+ * /sys/module/MOD/sections/SECTION, or a copy saved with the capture)
+ * and returns false for a section that is not loaded.  Lookups then
+ * take run-time addresses.
+ */
+struct kp_dwarf *kp_dwarf_open_kmod(const char *path, const char *modname,
+				    bool (*secaddr)(const char *mod,
+						    const char *sec,
+						    uint64_t *addr, void *arg),
+				    void *arg, char *err, size_t errlen);
+
 void kp_dwarf_close(struct kp_dwarf *dw);
 
 #endif /* KP_DWARF_LINES_H */

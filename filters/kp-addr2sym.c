@@ -15,10 +15,12 @@
  * first user frame under kernel frames is the interrupted pc, looked up
  * as it is.
  */
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "dwarf_lines.h"
 #include "kp.h"
@@ -26,7 +28,7 @@
 
 #define MAX_INLINE 32
 
-static const char *opt_kallsyms, *opt_sysmap, *opt_elf;
+static const char *opt_kallsyms, *opt_sysmap, *opt_elf, *opt_modules;
 static bool opt_lines, opt_inlines, opt_force, opt_have_shift;
 static uint64_t opt_shift;
 
@@ -36,7 +38,8 @@ usage(FILE *fp, int status)
 	fprintf(fp,
 		"usage: kp-addr2sym [-fhil] [-k kallsyms] [-m System.map] "
 		"[-e elf]\n"
-		"                   [--kaslr-offset N] [file ...]\n"
+		"                   [--kaslr-offset N] [--modules DIR] "
+		"[file ...]\n"
 		"Read kp and give each frame the symbol of its address; write "
 		"kp.\n"
 		"Kernel frames (no module, kernel, vmlinux or a module name) "
@@ -62,6 +65,12 @@ usage(FILE *fp, int status)
 		"have\n"
 		"      --kaslr-offset N   the KASLR shift (run-time minus "
 		"link-time address)\n"
+		"      --modules DIR      kernel modules' .ko files, for -l and "
+		"-i (default\n"
+		"                         /lib/modules/$(uname -r)); placed "
+		"as /sys/module/*/\n"
+		"                         sections says, or the capture's "
+		"'# archive:' copy\n"
 		"  -h, --help             show this help\n"
 		"The KASLR shift is, in this order: --kaslr-offset, '# kaslr:' "
 		"metadata,\n"
@@ -157,6 +166,159 @@ dso_get(const char *path)
 	return s;
 }
 
+/* ---- kernel modules: .ko files for -l and -i ---- */
+
+struct kmod {
+	const char *name; /* interned, as kallsyms has it */
+	struct kp_dwarf *dw;
+	struct kmod *next;
+};
+
+static struct kmod *kmods;
+static char **ko_paths; /* every .ko file under --modules */
+static size_t n_ko, cap_ko;
+static bool ko_scanned;
+
+/* Saved section addresses: "MODULE SECTION 0xADDRESS" lines. */
+struct secline {
+	char *mod, *sec;
+	uint64_t addr;
+};
+
+static struct secline *secs;
+static size_t n_secs;
+static const char *secs_file;
+
+static int
+ko_visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *b = path + ftw->base;
+
+	(void)sb;
+	if (type == FTW_F && (strstr(b, ".ko") != NULL)) {
+		const char *e = strstr(b, ".ko");
+
+		if (strcmp(e, ".ko") && strcmp(e, ".ko.xz") &&
+		    strcmp(e, ".ko.gz") && strcmp(e, ".ko.bz2") &&
+		    strcmp(e, ".ko.zst"))
+			return 0;
+		if (n_ko == cap_ko) {
+			cap_ko = cap_ko ? cap_ko * 2 : 256;
+			ko_paths = kp_xrealloc(ko_paths,
+					       cap_ko * sizeof(*ko_paths));
+		}
+		ko_paths[n_ko++] = kp_xstrdup(path);
+	}
+	return 0;
+}
+
+/* kallsyms names modules with '_' where their files may have '-'. */
+static bool
+ko_matches(const char *path, const char *mod)
+{
+	const char *b = strrchr(path, '/');
+	size_t i;
+
+	b = b ? b + 1 : path;
+	for (i = 0; mod[i]; i++)
+		if (b[i] != mod[i] && !(b[i] == '-' && mod[i] == '_'))
+			return false;
+	return strncmp(b + i, ".ko", 3) == 0;
+}
+
+/*
+ * /sys/module/MOD/sections/SEC of the running kernel, or the copy
+ * kp-sample --archive saved (DIR/sections):
+ *
+ *	nf_tables .text 0xffffffffc0a3b000
+ */
+static void
+load_secs(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL, mod[256], sec[256];
+	size_t cap = 0, n = 0;
+	uint64_t a;
+
+	if (!fp)
+		kp_die("%s:", path);
+	while (getline(&line, &cap, fp) > 0) {
+		if (sscanf(line, "%255s %255s %" SCNx64, mod, sec, &a) != 3)
+			continue;
+		if (n_secs == n) {
+			n = n ? n * 2 : 256;
+			secs = kp_xrealloc(secs, n * sizeof(*secs));
+		}
+		secs[n_secs].mod = kp_xstrdup(mod);
+		secs[n_secs].sec = kp_xstrdup(sec);
+		secs[n_secs].addr = a;
+		n_secs++;
+	}
+	free(line);
+	fclose(fp);
+}
+
+static bool
+section_address(const char *mod, const char *sec, uint64_t *addr, void *arg)
+{
+	char path[4096], buf[64];
+	size_t i;
+	FILE *fp;
+	bool ok;
+
+	(void)arg;
+	if (secs_file) {
+		for (i = 0; i < n_secs; i++)
+			if (strcmp(secs[i].mod, mod) == 0 &&
+			    strcmp(secs[i].sec, sec) == 0) {
+				*addr = secs[i].addr;
+				return true;
+			}
+		return false;
+	}
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, sec);
+	if (!(fp = fopen(path, "r")))
+		return false;
+	ok = fgets(buf, sizeof(buf), fp) &&
+	     kp_parse_u64(buf, strcspn(buf, "\n"), 16, addr) == 0;
+	fclose(fp);
+	return ok;
+}
+
+static struct kp_dwarf *
+kmod_dwarf(const char *name)
+{
+	struct kmod *m;
+	char err[512];
+	size_t i;
+
+	for (m = kmods; m; m = m->next)
+		if (m->name == name)
+			return m->dw;
+	m = kp_xcalloc(1, sizeof(*m));
+	m->name = name;
+	m->next = kmods;
+	kmods = m;
+	if (!ko_scanned) {
+		ko_scanned = true;
+		if (nftw(opt_modules, ko_visit, 16, FTW_PHYS) != 0)
+			kp_warn("--modules %s:", opt_modules);
+	}
+	for (i = 0; i < n_ko; i++)
+		if (ko_matches(ko_paths[i], name))
+			break;
+	if (i == n_ko) {
+		kp_warn("no %s.ko under %s: no source lines for it", name,
+			opt_modules);
+		return NULL;
+	}
+	m->dw = kp_dwarf_open_kmod(ko_paths[i], name, section_address, NULL,
+				   err, sizeof(err));
+	if (!m->dw)
+		kp_warn("%s; no source lines for %s", err, name);
+	return m->dw;
+}
+
 /*
  * The KASLR shift and the build-id check, once the metadata before the
  * first record is known.
@@ -173,6 +335,11 @@ setup_kernel(void)
 	char *id, buf[600];
 
 	setup_done = true;
+	if ((opt_lines || opt_inlines) && (v = kp_meta_get("archive")) != NULL) {
+		snprintf(buf, sizeof(buf), "%s/sections", v);
+		secs_file = kp_intern_str(buf);
+		load_secs(secs_file);
+	}
 	/* kallsyms of another boot (or machine) gives wrong names */
 	if (ks && (v = kp_meta_get("stext")) != NULL &&
 	    kp_parse_u64(v, strlen(v), 16, &shift) == 0 &&
@@ -397,9 +564,17 @@ resolve_kernel(const struct kp_frame *in, bool ret)
 		}
 	}
 	if (ks && kp_symtab_lookup(ks, in->addr, fl, &sym)) {
-		if (sym.module)
+		struct kp_dwarf *dw = NULL;
+
+		if (sym.module) {
 			module = kp_intern_str(sym.module);
-		push_resolved(in, &sym, module, NULL, 0);
+			if ((opt_lines || opt_inlines) &&
+			    strncmp(module, "__builtin", 9) != 0 &&
+			    strcmp(module, "bpf") != 0)
+				dw = kmod_dwarf(module);
+		}
+		push_resolved(in, &sym, module, dw,
+			      ret ? in->addr - 1 : in->addr);
 		return true;
 	}
 	if (kelf && (opt_lines || opt_inlines) && source_dwarf(kelf)) {
@@ -511,6 +686,22 @@ free_all(void)
 	kp_symtab_free(ks);
 	free(cache);
 	free(pool);
+	while (kmods) {
+		struct kmod *m = kmods;
+
+		kmods = m->next;
+		kp_dwarf_close(m->dw);
+		free(m);
+	}
+	while (n_ko)
+		free(ko_paths[--n_ko]);
+	free(ko_paths);
+	while (n_secs) {
+		n_secs--;
+		free(secs[n_secs].mod);
+		free(secs[n_secs].sec);
+	}
+	free(secs);
 }
 
 static void
@@ -552,13 +743,16 @@ load_sources(void)
 			       opt_sysmap);
 	}
 	if ((opt_lines || opt_inlines) && !kelf && !uelf)
-		kp_warn("-l and -i read DWARF: kernel frames need -e vmlinux");
+		kp_warn("no -e vmlinux: -l and -i add lines to module and "
+			"user frames only");
 }
 
 int
 main(int argc, char **argv)
 {
-	enum { OPT_KASLR = 256 };
+	enum { OPT_KASLR = 256, OPT_MODULES };
+	static char moddir[600];
+	struct utsname un;
 	static const struct option longopts[] = {
 		{ "elf", required_argument, NULL, 'e' },
 		{ "force", no_argument, NULL, 'f' },
@@ -567,6 +761,7 @@ main(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'k' },
 		{ "kaslr-offset", required_argument, NULL, OPT_KASLR },
 		{ "lines", no_argument, NULL, 'l' },
+		{ "modules", required_argument, NULL, OPT_MODULES },
 		{ "system-map", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -602,6 +797,9 @@ main(int argc, char **argv)
 		case 'm':
 			opt_sysmap = optarg;
 			break;
+		case OPT_MODULES:
+			opt_modules = optarg;
+			break;
 		case OPT_KASLR:
 			opt_shift = parse_shift(optarg);
 			opt_have_shift = true;
@@ -612,6 +810,11 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (!opt_modules) {
+		snprintf(moddir, sizeof(moddir), "/lib/modules/%s",
+			 uname(&un) == 0 ? un.release : "");
+		opt_modules = moddir;
+	}
 	load_sources();
 	agg = kp_agg_new();
 	for (k = 0; k < (argc ? argc : 1); k++) {
