@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "dwarf_lines.h"
 #include "kp.h"
@@ -335,6 +336,33 @@ setup_kernel(void)
 	char *id, buf[600];
 
 	setup_done = true;
+	if (!ks && !kimg && !uelf) {
+		/*
+		 * No source given: the kallsyms kp-sample --archive saved
+		 * with the capture, else the running kernel's.
+		 *
+		 *	# archive: /var/tmp/kp-archive
+		 */
+		static char path[4096];
+
+		opt_kallsyms = "/proc/kallsyms";
+		if ((v = kp_meta_get("archive")) != NULL) {
+			snprintf(path, sizeof(path), "%s/kallsyms", v);
+			if (access(path, R_OK) == 0) {
+				opt_kallsyms = path;
+				kp_warn("kernel symbols from %s (# archive:)",
+					path);
+			}
+		}
+		ks = kp_symtab_new();
+		if (kp_symtab_load_kallsyms(ks, opt_kallsyms) < 0) {
+			/* implicit: user frames may still resolve */
+			kp_warn("%s; kernel frames stay addresses",
+				kp_symtab_error(ks));
+			kp_symtab_free(ks);
+			ks = NULL;
+		}
+	}
 	if ((opt_lines || opt_inlines) && (v = kp_meta_get("archive")) != NULL) {
 		snprintf(buf, sizeof(buf), "%s/sections", v);
 		secs_file = kp_intern_str(buf);
@@ -710,8 +738,7 @@ load_sources(void)
 	struct kp_sym sym;
 
 	mod_kernel = kp_intern_str("kernel");
-	if (!opt_kallsyms && !opt_sysmap && !opt_elf)
-		opt_kallsyms = "/proc/kallsyms";
+	/* the default, /proc/kallsyms or the archive's: at the first record */
 	if (opt_kallsyms) {
 		ks = kp_symtab_new();
 		if (kp_symtab_load_kallsyms(ks, opt_kallsyms) < 0)

@@ -84,5 +84,9 @@ diff -u want.err err || fail=1
 kp-addr2sym -l -k arch/kallsyms --modules /nonexistent in.kp > out2 2> err2
 grep -q "no kp_testmod.ko under /nonexistent: no source lines for it" err2 || { echo "no warning:"; cat err2; fail=1; }
 grep -q 'kpmod_work+0x4/' out2 || { echo "symbols lost without the .ko"; fail=1; }
+# no -k: the archive's kallsyms, said on stderr
+kp-addr2sym -l -i --modules lib in.kp > out3 2> err3
+diff -u want out3 || fail=1
+grep -q "kernel symbols from $tmp/arch/kallsyms (# archive:)" err3 || { echo "archive not said:"; cat err3; fail=1; }
 [ $fail -eq 0 ] && echo "ok: module lines and inlines as eu-addr2line -j .text gives them"
 exit $fail
