@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kp.h"
+#include "svg.h"
 
 enum kind { K_KERNEL, K_KMOD, K_USER, K_UNKNOWN, K_MERGED, K_ROOT };
 
@@ -481,88 +482,6 @@ layout(double scale, double minpx)
 
 /* ---- SVG output ---- */
 
-/*
- * Write s as XML text: & < > " escaped, control characters and bytes
- * that are not UTF-8 as '?'.  At most maxch characters (0: all), then
- * "..".  Returns the number of characters written.
- */
-static size_t
-put_text(FILE *out, const char *s, size_t maxch)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t nch = 0, total = 0, i, n;
-
-	if (maxch) {
-		/* count characters first, to know whether ".." is due */
-		for (i = 0; p[i]; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				total++;
-		if (total > maxch)
-			maxch = maxch > 2 ? maxch - 2 : 0;
-		else
-			maxch = 0;
-	}
-	while (*p) {
-		unsigned c = *p;
-
-		if (maxch && nch == maxch) {
-			fputs("..", out);
-			return nch + 2;
-		}
-		n = 1;
-		if (c < 0x80) {
-			switch (c) {
-			case '&':
-				fputs("&amp;", out);
-				break;
-			case '<':
-				fputs("&lt;", out);
-				break;
-			case '>':
-				fputs("&gt;", out);
-				break;
-			case '"':
-				fputs("&quot;", out);
-				break;
-			default:
-				putc(c < 0x20 || c == 0x7f ? '?' : (int)c, out);
-			}
-		} else {
-			/* a well-formed UTF-8 sequence, else one '?' */
-			size_t want = c >= 0xf0 && c <= 0xf4 ? 4
-				      : c >= 0xe0		? 3
-				      : c >= 0xc2 && c <= 0xdf	? 2
-								: 0;
-			bool ok = want > 0;
-			uint32_t cp = 0;
-
-			for (i = 1; ok && i < want; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok) {
-				cp = want == 2	 ? (c & 0x1f)
-				     : want == 3 ? (c & 0x0f)
-						 : (c & 0x07);
-				for (i = 1; i < want; i++)
-					cp = cp << 6 | (p[i] & 0x3f);
-				ok = !(want == 3 && cp < 0x800) &&
-				     !(want == 4 && (cp < 0x10000 ||
-						     cp > 0x10ffff)) &&
-				     !(cp >= 0xd800 && cp <= 0xdfff) &&
-				     cp != 0xfffe && cp != 0xffff;
-			}
-			if (ok) {
-				fwrite(p, 1, want, out);
-				n = want;
-			} else {
-				putc('?', out);
-			}
-		}
-		p += n;
-		nch++;
-	}
-	return nch;
-}
-
 static void
 put_pct(FILE *out, uint64_t v, uint64_t total)
 {
@@ -656,29 +575,29 @@ put_title(FILE *out, const struct node *n, const struct box *b)
 			     " neighbouring frames, each too narrow to draw\n"
 			     "inclusive: %" PRIu64 " ",
 			b->nmerged, b->nmerged, b->width);
-		put_text(out, opt_countname, 0);
+		kp_svg_text(out, opt_countname, 0);
 		fputs(", ", out);
 		put_pct(out, b->width, t);
 		return;
 	}
-	put_text(out, n->name, 0);
+	kp_svg_text(out, n->name, 0);
 	putc('\n', out);
 	if (n->module) {
 		fputs("module: ", out);
-		put_text(out, n->module, 0);
+		kp_svg_text(out, n->module, 0);
 		putc('\n', out);
 	}
 	fprintf(out, "inclusive: %" PRIu64 " ", n->total[1]);
-	put_text(out, opt_countname, 0);
+	kp_svg_text(out, opt_countname, 0);
 	fputs(", ", out);
 	put_pct(out, n->total[1], t);
 	fprintf(out, "\nexclusive: %" PRIu64 " ", n->self[1]);
-	put_text(out, opt_countname, 0);
+	kp_svg_text(out, opt_countname, 0);
 	fputs(", ", out);
 	put_pct(out, n->self[1], t);
 	if (diffmode) {
 		fprintf(out, "\nbefore: %" PRIu64 " ", n->total[0]);
-		put_text(out, opt_countname, 0);
+		kp_svg_text(out, opt_countname, 0);
 		fputs(", ", out);
 		put_pct(out, n->total[0], grand[0]);
 		fputs(" inclusive, ", out);
@@ -922,7 +841,7 @@ write_svg(FILE *out)
 		"fill=\"url(#bg)\"/>\n"
 		"<text id=\"title\" x=\"%.2f\" y=\"%.1f\">",
 		W, H, W / 2, FONTSIZE * 2);
-	put_text(out, title, 0);
+	kp_svg_text(out, title, 0);
 	fputs("</text>\n", out);
 	if (diffmode) {
 		fprintf(out,
@@ -930,11 +849,11 @@ write_svg(FILE *out)
 			"text-anchor=\"middle\">widths: after (%" PRIu64
 			" ",
 			W / 2, FONTSIZE * 3.3, grand[1]);
-		put_text(out, opt_countname, 0);
+		kp_svg_text(out, opt_countname, 0);
 		fprintf(out, "); colours: change in share since before (%" PRIu64
 			     " ",
 			grand[0]);
-		put_text(out, opt_countname, 0);
+		kp_svg_text(out, opt_countname, 0);
 		fputs("), red grew, blue shrank</text>\n", out);
 	} else if (strcmp(opt_colors, "kp") == 0) {
 		put_legend(out, FONTSIZE * 3.3);
@@ -991,7 +910,7 @@ write_svg(FILE *out)
 		if (w >= 6 && nch >= 3) {
 			fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
 				y + fh / 2 + 4);
-			put_text(out, name, nch);
+			kp_svg_text(out, name, nch);
 			fputs("</text>", out);
 		}
 		fputs("</g>\n", out);

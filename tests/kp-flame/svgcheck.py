@@ -38,8 +38,9 @@ def folded(path):
             total += n
             # kp-flame writes '?' for bytes that are not UTF-8 and
             # for control characters
-            stack = "".join("?" if c == "\ufffd" or ord(c) < 0x20 or
-                            ord(c) == 0x7f else c for c in stack)
+            stack = "".join("?" if c in "\ufffe\uffff\ufffd" or
+                            (ord(c) < 0x20 and c != "\t") or
+                            0x7f <= ord(c) <= 0x9f else c for c in stack)
             names = stack.split(";")
             for d in range(1, len(names) + 1):
                 incl[tuple(names[:d])] += n
