@@ -370,6 +370,7 @@ push_frames(struct perf *pf, const struct pline *pl)
  *	  perf_stacks.cpp:12
  *	  /usr/include/c++/10/bits/std_function.h:622
  *	  ??:0
+ *	  [kernel.kallsyms][ffffffff813600e2]	(no source known: DSO[ADDR])
  */
 static bool
 srcline(struct perf *pf, const char *s, size_t len)
@@ -377,6 +378,13 @@ srcline(struct perf *pf, const char *s, size_t len)
 	const char *colon = NULL, *p;
 	struct kp_frame f;
 	uint64_t line;
+
+	if (len > 3 && s[len - 1] == ']') {
+		for (p = s + len - 1; p > s && kp_conv_xdigit(p[-1]); p--)
+			;
+		if (p > s + 1 && p[-1] == '[' && p < s + len - 1)
+			return true;
+	}
 
 	for (p = s + len; p > s && kp_conv_digit(p[-1]); p--)
 		;
