@@ -31,9 +31,9 @@ t() {
 	shift 2
 	/usr/bin/time -f "%e %U %S %M" -o "$out/time" "$@" > "$o" 2> "$o.err"
 	read -r e u sy m < "$out/time"
-	printf '%-24s %6.2f s (cpu %5.2f s), peak RSS %6.1f MB\n' "$name" "$e" \
-		"$(echo "$u + $sy" | bc -l)" "$(echo "$m / 1024" | bc -l)"
-	echo "$e $(echo "$u + $sy" | bc -l)" > "$o.secs"
+	awk -v n="$name" -v e="$e" -v c="$u + $sy" -v u="$u" -v s="$sy" -v m="$m" 'BEGIN {
+		printf "%-24s %6.2f s (cpu %5.2f s), peak RSS %6.1f MB\n", n, e, u + s, m / 1024 }'
+	awk -v e="$e" -v u="$u" -v s="$sy" 'BEGIN { print e, u + s }' > "$o.secs"
 }
 t "kp-addr2sym -e -l -i" "$out/kp.out" kp-addr2sym -e "$vm" -l -i --kaslr-offset 0 "$out/in.kp"
 t "eu-addr2line -f -i" "$out/eu.out" eu-addr2line -a -f -i -e "$vm" $(sed 's/^/0x/' "$out/addrs")
