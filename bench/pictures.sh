@@ -82,3 +82,36 @@ echo "  SVG: $(stat -c %s "$out/pictures-worst.svg") bytes, $(grep -c '^<g' "$ou
 measure "kp-pprof (gen-kp 64 MB)" "$gsz" kp-pprof "$g"
 measure "kp-callgrind (gen-kp 64 MB)" "$gsz" kp-callgrind "$g"
 measure "kp-fold (reference, gen-kp 64 MB)" "$gsz" kp-fold "$g"
+
+# the 100,000-stack SVG in headless Chromium: load, zoom, search, unzoom
+if command -v chromium > /dev/null && command -v python3 > /dev/null; then
+	prof=$(mktemp -d)
+	timeout 120 python3 - "$out/pictures.svg" "$prof" "$KP_TOP/tests/kp-flame" <<'PY' || echo "browser timing failed"
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+import browser
+b = browser.Browser("chromium", sys.argv[2])
+t = b.send("Target.getTargets", session=False)
+page = [x for x in t["targetInfos"] if x["type"] == "page"][0]
+b.session = b.send("Target.attachToTarget", {"targetId": page["targetId"],
+                   "flatten": True}, session=False)["sessionId"]
+b.send("Page.enable")
+b.send("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900,
+       "deviceScaleFactor": 1, "mobile": False})
+t0 = time.time()
+b.send("Page.navigate", {"url": "file://" + sys.argv[1]})
+b.wait_event("Page.loadEventFired", 60)
+t1 = time.time()
+n = b.eval("document.getElementById('frames').children.length")
+b.eval("zoom(document.getElementById('frames').children[5])")
+t2 = time.time()
+b.eval("search('fn_1')")
+t3 = time.time()
+b.eval("unzoom()")
+t4 = time.time()
+b.close()
+print("chromium, pictures.svg (%d frames): load %.2f s, zoom %.2f s, "
+      "search %.2f s, unzoom %.2f s" % (n, t1 - t0, t2 - t1, t3 - t2, t4 - t3))
+PY
+	rm -rf "$prof"
+fi
