@@ -175,6 +175,46 @@ location_id(const uint64_t *key, size_t n)
 	return l->id;
 }
 
+/* frame -> its Location id when it is not part of an inline chain */
+struct floc {
+	const struct kp_frame *f;
+	uint64_t id; /* 0: not known yet */
+};
+
+static struct floc *floc;
+static size_t floc_cap, floc_len;
+
+static uint64_t *
+frame_loc(const struct kp_frame *f)
+{
+	size_t i, j;
+
+	if ((floc_len + 1) * 2 > floc_cap) {
+		size_t cap = floc_cap ? floc_cap * 2 : 4096;
+		struct floc *t = kp_xcalloc(cap, sizeof(*t));
+
+		for (i = 0; i < floc_cap; i++) {
+			if (!floc[i].f)
+				continue;
+			j = kp_hash(&floc[i].f, sizeof(floc[i].f)) & (cap - 1);
+			while (t[j].f)
+				j = (j + 1) & (cap - 1);
+			t[j] = floc[i];
+		}
+		free(floc);
+		floc = t;
+		floc_cap = cap;
+	}
+	j = kp_hash(&f, sizeof(f)) & (floc_cap - 1);
+	while (floc[j].f && floc[j].f != f)
+		j = (j + 1) & (floc_cap - 1);
+	if (!floc[j].f) {
+		floc[j].f = f;
+		floc_len++;
+	}
+	return &floc[j].id;
+}
+
 /* ---- samples ---- */
 
 static struct kp_profile *prof;
@@ -251,7 +291,8 @@ add_sample(const struct kp_stack *st)
 	}
 	while (i < st->n) {
 		const struct kp_frame *f = st->frames[i];
-		struct mapping *m = f->module ? mapping_of(f->module) : NULL;
+		struct mapping *m;
+		uint64_t *cached = NULL;
 
 		/* an inline chain: frames i..j-1 share the caller's address */
 		j = i + 1;
@@ -260,6 +301,16 @@ add_sample(const struct kp_stack *st)
 		       (f->flags & KP_F_ADDR) &&
 		       st->frames[j]->addr == f->addr)
 			j++;
+		if (j == i + 1) {
+			/* a frame alone is always the same location */
+			cached = frame_loc(f);
+			if (*cached) {
+				ids[n++] = *cached;
+				i++;
+				continue;
+			}
+		}
+		m = f->module ? mapping_of(f->module) : NULL;
 		kn = 3 + 2 * (j - i);
 		if (kn > keycap) {
 			keycap = kn * 2;
@@ -287,6 +338,8 @@ add_sample(const struct kp_stack *st)
 								 : f->addr + 1;
 		}
 		ids[n++] = location_id(keybuf, kn);
+		if (cached)
+			*cached = ids[n - 1];
 	}
 	kp_pb_reset(&tmp);
 	kp_pb_packed(&tmp, 1, ids, n);
@@ -544,5 +597,6 @@ main(int argc, char **argv)
 	kp_pb_free(&out);
 	kp_profile_free(prof);
 	kp_agg_free(agg);
+	free(floc);
 	return status;
 }
