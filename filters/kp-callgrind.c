@@ -62,34 +62,68 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* a cost: self (callee == NONE) or a call, at a line of the caller */
+/*
+ * A cost: self (callee == KP_KEY_NONE) or a call, at a line of the
+ * caller.  An open-addressing table of the entries themselves (no
+ * allocation per entry); fn + 1 == 0 marks an empty slot.
+ */
+struct ckey {
+	uint32_t fn, callee, line;
+};
+
 struct cost {
-	struct ckey {
-		uint32_t fn, callee, line;
-	} k;
+	struct ckey k;
+	uint32_t used;
 	uint64_t cost, calls;
-	UT_hash_handle hh;
 };
 
 static struct cost *costs;
-static size_t ncosts;
+static size_t ncosts, costs_cap;
+
+static inline size_t
+cost_hash(const struct ckey *k)
+{
+	uint64_t h = ((uint64_t)k->fn << 32 | k->callee) *
+			     0x9e3779b97f4a7c15ull ^
+		     (uint64_t)k->line * 0xbf58476d1ce4e5b9ull;
+
+	return (size_t)(h ^ h >> 31);
+}
 
 static void
 add_cost(uint32_t fn, uint32_t callee, uint32_t line, uint64_t n)
 {
-	struct ckey k;
+	struct ckey k = { fn, callee, line };
 	struct cost *c;
+	size_t j, i;
 
-	memset(&k, 0, sizeof(k));
-	k.fn = fn;
-	k.callee = callee;
-	k.line = line;
-	HASH_FIND(hh, costs, &k, sizeof(k), c);
-	if (!c) {
-		c = kp_xcalloc(1, sizeof(*c));
-		c->k = k;
-		HASH_ADD(hh, costs, k, sizeof(k), c);
-		ncosts++;
+	if ((ncosts + 1) * 2 > costs_cap) {
+		size_t cap = costs_cap ? costs_cap * 2 : 4096;
+		struct cost *t = kp_xcalloc(cap, sizeof(*t));
+
+		for (i = 0; i < costs_cap; i++) {
+			if (!costs[i].used)
+				continue;
+			j = cost_hash(&costs[i].k) & (cap - 1);
+			while (t[j].used)
+				j = (j + 1) & (cap - 1);
+			t[j] = costs[i];
+		}
+		free(costs);
+		costs = t;
+		costs_cap = cap;
+	}
+	j = cost_hash(&k) & (costs_cap - 1);
+	for (;; j = (j + 1) & (costs_cap - 1)) {
+		c = &costs[j];
+		if (!c->used) {
+			c->k = k;
+			c->used = 1;
+			ncosts++;
+			break;
+		}
+		if (c->k.fn == fn && c->k.callee == callee && c->k.line == line)
+			break;
 	}
 	/* saturate: the total has been checked, so only sums of calls */
 	c->cost = c->cost > UINT64_MAX - n ? UINT64_MAX : c->cost + n;
@@ -99,8 +133,7 @@ add_cost(uint32_t fn, uint32_t callee, uint32_t line, uint64_t n)
 static int
 cmp_cost(const void *a, const void *b)
 {
-	const struct cost *x = *(struct cost *const *)a;
-	const struct cost *y = *(struct cost *const *)b;
+	const struct cost *x = a, *y = b;
 
 	if (x->k.fn != y->k.fn)
 		return x->k.fn < y->k.fn ? -1 : 1;
@@ -260,14 +293,15 @@ put_fl(FILE *out, const char *what, uint32_t k)
 static void
 write_callgrind(FILE *out, struct kp_profile *prof, uint64_t total)
 {
-	struct cost **v = kp_xcalloc(ncosts ? ncosts : 1, sizeof(*v));
-	struct cost *c, *t;
-	size_t i = 0, n;
+	struct cost *c;
+	size_t i, n;
 	uint32_t cur = KP_KEY_NONE;
 
-	HASH_ITER(hh, costs, c, t)
-	v[i++] = c;
-	qsort(v, ncosts, sizeof(*v), cmp_cost);
+	/* pack the used slots to the front, then sort them */
+	for (i = 0, n = 0; i < costs_cap; i++)
+		if (costs[i].used)
+			costs[n++] = costs[i];
+	qsort(costs, ncosts, sizeof(*costs), cmp_cost);
 	fputs("# callgrind format\n"
 	      "version: 1\n"
 	      "creator: kp-callgrind\n",
@@ -282,7 +316,7 @@ write_callgrind(FILE *out, struct kp_profile *prof, uint64_t total)
 		"summary: %" PRIu64 "\n",
 		total);
 	for (i = 0; i < ncosts; i++) {
-		c = v[i];
+		c = &costs[i];
 		if (c->k.fn != cur) {
 			cur = c->k.fn;
 			putc('\n', out);
@@ -304,7 +338,6 @@ write_callgrind(FILE *out, struct kp_profile *prof, uint64_t total)
 			"%" PRIu32 " %" PRIu64 "\n",
 			c->calls, c->k.line, c->cost);
 	}
-	free(v);
 }
 
 int
@@ -318,7 +351,6 @@ main(int argc, char **argv)
 	const char *output = NULL;
 	struct kp_profile *prof;
 	struct kp_agg *agg;
-	struct cost *c, *t;
 	struct sid *e, *et;
 	uint32_t *keys = NULL;
 	size_t i, n, cap = 0;
@@ -378,10 +410,7 @@ main(int argc, char **argv)
 	if (status == KP_EXIT_OK)
 		status = kp_finish();
 
-	HASH_ITER(hh, costs, c, t) {
-		HASH_DEL(costs, c);
-		free(c);
-	}
+	free(costs);
 	HASH_ITER(hh, modtab, e, et) {
 		HASH_DEL(modtab, e);
 		free(e);
