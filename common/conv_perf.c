@@ -49,6 +49,7 @@ struct perf {
 	size_t tmpcap;
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
+	bool headers; /* a sample header was seen (else -F ip,sym) */
 	uint64_t weight;
 	const struct kp_frame *proc;
 	size_t nkernel; /* frames pushed that are kernel code */
@@ -303,19 +304,17 @@ find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 	return NULL;
 }
 
-/* Parse a new frame line and cache it; NULL (skipped) if bad. */
+/* Parse a new frame line and cache it; NULL with *why if bad. */
 static const struct pline *
-add_frame(struct perf *pf, const char *s, size_t len, uint64_t h)
+add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
+	  const char **why)
 {
 	size_t mask, i;
 	struct pline *pl;
 	struct pframe tmp;
-	const char *why;
 
-	if (parse_frame(pf, s, len, &tmp, &why) < 0) {
-		kp_input_skip(pf->in, "%s", why);
+	if (parse_frame(pf, s, len, &tmp, why) < 0)
 		return NULL;
-	}
 	if (pf->tabn * 2 >= pf->tabcap) {
 		struct slot *old = pf->tab;
 		size_t oldcap = pf->tabcap, j;
@@ -370,6 +369,8 @@ push_frames(struct perf *pf, const struct pline *pl)
  *	  perf_stacks.cpp:12
  *	  /usr/include/c++/10/bits/std_function.h:622
  *	  ??:0
+ *	  :0
+ *	  FuzzerLoop.cpp.o:0
  *	  [kernel.kallsyms][ffffffff813600e2]	(no source known: DSO[ADDR])
  */
 static bool
@@ -397,8 +398,9 @@ srcline(struct perf *pf, const char *s, size_t len)
 	if (pf->cv.n == 0)
 		return true; /* its frame was filtered out */
 	f = *pf->cv.frames[pf->cv.n - 1];
-	if (colon - s == 2 && memcmp(s, "??", 2) == 0)
-		return true;
+	if (colon == s || line == 0 ||
+	    (colon - s == 2 && memcmp(s, "??", 2) == 0))
+		return true; /* no source known: "??:0", ":0", "x.o:0" */
 	f.file = kp_intern(s, (size_t)(colon - s));
 	f.line = (uint32_t)line;
 	pf->cv.frames[pf->cv.n - 1] = kp_conv_intern(&f);
@@ -583,7 +585,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 	bool found = false;
 
 	if (parse_header_fast(s, len, h))
-		return true;
+		return h->eve - h->ev < 12 || memcmp(h->ev, "PERF_RECORD_", 12);
 	memset(h, 0, sizeof(*h));
 	for (p = s; p < e && nt < MAXTOK;) {
 		while (p < e && kp_conv_blank(*p))
@@ -650,7 +652,8 @@ parse_header(const char *s, size_t len, struct hdr *h)
 	h->reste = e;
 	if (h->has_period && h->period == 0)
 		h->period = 1;
-	return true;
+	/* side-band records are not samples */
+	return h->eve - h->ev < 12 || memcmp(h->ev, "PERF_RECORD_", 12);
 }
 
 static void
@@ -684,12 +687,14 @@ note_other(struct perf *pf, const char *ev, size_t len)
 static const struct kp_frame *
 proc_frame(struct perf *pf, const struct hdr *h)
 {
-	size_t clen = (size_t)(h->comme - h->comm), n, i;
+	static const char unknown[] = "[unknown]";
+	const char *comm = h->comm ? h->comm : unknown;
+	size_t clen = h->comm ? (size_t)(h->comme - h->comm) : 9, n, i;
 	size_t plen = h->pid ? (size_t)(h->pide - h->pid) : 1;
-	size_t tlen = (size_t)(h->tide - h->tid);
+	size_t tlen = h->tid ? (size_t)(h->tide - h->tid) : 1;
 	char *t = tmpbuf(pf, clen + plen + tlen + 3);
 
-	memcpy(t, h->comm, clen);
+	memcpy(t, comm, clen);
 	for (i = 0; i < clen; i++)
 		if (t[i] == ' ' || t[i] == '\t')
 			t[i] = '_';
@@ -705,7 +710,10 @@ proc_frame(struct perf *pf, const struct hdr *h)
 	}
 	if (pf->o->proc == KP_PROC_TID) {
 		t[n++] = '/';
-		memcpy(t + n, h->tid, tlen);
+		if (h->tid)
+			memcpy(t + n, h->tid, tlen);
+		else
+			t[n] = '?';
 		n += tlen;
 	}
 	if (pf->proc && pf->commcap > n && memcmp(pf->comm, t, n) == 0 &&
@@ -751,7 +759,9 @@ start_sample(struct perf *pf, const struct hdr *h)
 	pf->in_sample = true;
 	pf->skip_sample = false;
 	pf->cv.n = 0;
-	if (!pf->o->event_used) {
+	if (!h->ev) {
+		/* no event printed (-F without it): kept */
+	} else if (!pf->o->event_used) {
 		pf->o->event_used = kp_xstrndup(h->ev, evlen);
 		pf->evlen = evlen;
 	} else if (pf->evlen != evlen ||
@@ -761,7 +771,7 @@ start_sample(struct perf *pf, const struct hdr *h)
 		return;
 	}
 	pf->weight = pf->o->period && h->has_period ? h->period : 1;
-	pf->java = (size_t)(h->comme - h->comm) == 4 &&
+	pf->java = h->comm && (size_t)(h->comme - h->comm) == 4 &&
 		   memcmp(h->comm, "java", 4) == 0;
 	if (pf->o->proc != KP_PROC_NONE) {
 		pf->proc = proc_frame(pf, h);
@@ -775,12 +785,78 @@ start_sample(struct perf *pf, const struct hdr *h)
 		size_t n = (size_t)(h->reste - h->rest);
 		uint64_t hash;
 
+		const char *why;
+
 		pl = find_frame(pf, h->rest, n, &hash);
 		if (!pl)
-			pl = add_frame(pf, h->rest, n, hash);
+			pl = add_frame(pf, h->rest, n, hash, &why);
 		if (pl)
 			push_frames(pf, pl);
+		else
+			kp_input_skip(pf->in, "%s", why);
 	}
+}
+
+/* A frame line not in the cache (or a srcline line, or a bad line). */
+static void
+frame_line(struct perf *pf, const char *s, size_t n, uint64_t hash)
+{
+	const char *why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
+	const struct pline *pl;
+
+	if (kp_conv_xdigit(*s) && (pl = add_frame(pf, s, n, hash, &why)))
+		push_frames(pf, pl);
+	else if (!srcline(pf, s, n))
+		kp_input_skip(pf->in, "%s", why);
+}
+
+/*
+ * perf's side-band records (perf script --show-mmap-events, --show-task-
+ * events ...): not samples, passed over.
+ *
+ *	bash     0 [000]     0.000000: PERF_RECORD_MMAP2 993/993: [0x55862a408000(0xc1000) @ 0x2f000 fe:00 247101 0]: r-xp /usr/bin/bash
+ */
+static bool
+sideband(const char *s, size_t n)
+{
+	return memmem(s, n, ": PERF_RECORD_", 14) != NULL;
+}
+
+/*
+ * A header without time or event, from -F selections without them:
+ *
+ *	 3800			(-F tid,ip,sym,dso)
+ *	dd 3800/3801		(-F comm,pid,tid,ip,sym)
+ *
+ * The fields are found from the right: [cpu], then pid/tid; the rest is
+ * the comm.
+ */
+static bool
+loose_header(const char *s, size_t n, struct hdr *h)
+{
+	const char *e = s + n, *p, *q;
+
+	memset(h, 0, sizeof(*h));
+	for (q = e; q > s && kp_conv_blank(q[-1]); q--)
+		;
+	for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+		;
+	if (is_cpu(p, q)) {
+		for (q = p; q > s && kp_conv_blank(q[-1]); q--)
+			;
+		for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+			;
+	}
+	if (p == q || !pid_tid(p, q, h))
+		return false;
+	for (q = p; q > s && kp_conv_blank(q[-1]); q--)
+		;
+	if (q > s) {
+		h->comm = s;
+		h->comme = q;
+	}
+	h->rest = h->reste = e;
+	return true;
 }
 
 /* ---- the input as a whole ---- */
@@ -810,7 +886,7 @@ check_kind(struct kp_input *in, const char **why)
 		nl = memchr(p, '\n', (size_t)(e - p));
 		if (!nl)
 			return 0; /* no whole line in the first KiB */
-		const char *s = p, *le = nl;
+		const char *s = p, *le = nl, *ls = p;
 
 		p = nl + 1;
 		if (le > s && le[-1] == '\r')
@@ -819,7 +895,11 @@ check_kind(struct kp_input *in, const char **why)
 			s++;
 		if (s == le || *s == '#')
 			continue;
-		if (parse_header(s, (size_t)(le - s), &h))
+		/* a header, side-band, or -F ip,sym's header-less frames */
+		if (parse_header(s, (size_t)(le - s), &h) ||
+		    sideband(s, (size_t)(le - s)) ||
+		    (*ls == '\t' && kp_conv_xdigit(*s)) ||
+		    loose_header(s, (size_t)(le - s), &h))
 			return 0;
 		*why = "expected 'perf script' output (a sample header such "
 		       "as 'comm 1234 [000] 12.345: 1 cycles:')";
@@ -863,12 +943,15 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 			pf.orphan = false;
 			continue;
 		}
-		if (*s == '#' || pf.orphan)
+		/* comments; -F +srccode's source lines: "|42   code" */
+		if (*s == '#' || pf.orphan ||
+		    (*s == '|' && n > 1 && kp_conv_digit(s[1])))
 			continue;
 		if (pf.in_sample) {
 			/* the fast path: a frame line seen before */
 			if (*line != '\t' && parse_header(s, n, &h)) {
 				end_sample(&pf);
+				pf.headers = true;
 				start_sample(&pf, &h);
 				continue;
 			}
@@ -879,27 +962,42 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 				continue;
 			}
 			if (*line == '\t' || !parse_header(s, n, &h)) {
+				if (*line != '\t' && sideband(s, n)) {
+					end_sample(&pf);
+					continue;
+				}
 				if (pf.skip_sample)
 					continue;
-				if (kp_conv_xdigit(*s)) {
-					pl = add_frame(&pf, s, n, hash);
-					if (pl)
-						push_frames(&pf, pl);
-				} else if (!srcline(&pf, s, n)) {
-					kp_input_skip(in, "not a frame line "
-						      "(expected 'ADDRESS "
-						      "SYMBOL (DSO)')");
-				}
+				frame_line(&pf, s, n, hash);
 				continue;
 			}
 			end_sample(&pf); /* a header with no blank before */
+			pf.headers = true;
 		} else if (!parse_header(s, n, &h)) {
-			kp_input_skip(in, "not a sample header (expected "
-					  "'comm pid [cpu] time: event:'); "
-					  "skipping to the next blank line");
-			pf.orphan = true;
-			continue;
+			if (sideband(s, n))
+				continue;
+			if (*line == '\t' && kp_conv_xdigit(*s) &&
+			    !pf.headers) {
+				/* -F ip,sym: samples without a header */
+				memset(&h, 0, sizeof(h));
+				start_sample(&pf, &h);
+				pl = find_frame(&pf, s, n, &hash);
+				if (pl)
+					push_frames(&pf, pl);
+				else
+					frame_line(&pf, s, n, hash);
+				continue;
+			}
+			if (*line == '\t' || !loose_header(s, n, &h)) {
+				kp_input_skip(in, "not a sample header "
+						  "(expected 'comm pid [cpu] "
+						  "time: event:'); skipping "
+						  "to the next blank line");
+				pf.orphan = true;
+				continue;
+			}
 		}
+		pf.headers = true;
 		start_sample(&pf, &h);
 	}
 	end_sample(&pf);
