@@ -151,6 +151,88 @@ parse_module(const char *p, const char *e, bool with_off, struct kp_frame *f)
 		f->module = kp_intern(p, (size_t)(e - p));
 }
 
+/* The end (after the closing quote) of a quoted symbol at p, or NULL. */
+static const char *
+quoted_end(const char *p, const char *e)
+{
+	for (p++; p < e; p++) {
+		if (*p == '\\' && p + 1 < e)
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Intern the text of the quoted symbol [p, q), without its escapes. */
+static const char *
+intern_unquoted(const char *p, const char *q)
+{
+	static char *buf;
+	static size_t cap;
+	size_t n = 0;
+
+	if (cap < (size_t)(q - p)) {
+		cap = (size_t)(q - p) + 64;
+		buf = kp_xrealloc(buf, cap);
+	}
+	for (p++, q--; p < q; p++) {
+		if (*p == '\\' && p + 1 < q)
+			p++;
+		buf[n++] = *p;
+	}
+	return kp_intern(buf, n);
+}
+
+/*
+ * ": "SYMBOL"+OFF/SIZE [MODULE]": a symbol the writer quoted because,
+ * bare, it would not read back as itself.
+ */
+static int
+parse_quoted(const char *p, const char *q, const char *e, struct kp_frame *f,
+	     const char **why)
+{
+	const char *mod, *plus;
+
+	for (mod = e - 1; mod > q; mod--)
+		if (*mod == '[' && is_blank(mod[-1]))
+			break;
+	if (mod > q && !(e - mod == 1 || (e - mod == 2 && e[-1] == ']'))) {
+		parse_module(mod, e, false, f);
+		e = mod;
+		while (e > q && is_blank(e[-1]))
+			e--;
+	}
+	if (e > q && !(parse_offsize(q, e, &plus, f) && plus == q)) {
+		*why = "text after a quoted symbol that is not +OFFSET/SIZE";
+		return -1;
+	}
+	f->sym = intern_unquoted(p, q);
+	return 0;
+}
+
+bool
+kp_sym_needs_quote(const char *s)
+{
+	struct kp_frame tmp;
+	const char *e, *plus, *p;
+	size_t n = strlen(s);
+
+	if (n == 0 || s[0] == '"' || is_blank(s[0]) || is_blank(s[n - 1]) ||
+	    s[n - 1] == '\r')
+		return true;
+	for (p = s + 1; (p = strchr(p, '[')) != NULL; p++)
+		if (is_blank(p[-1]))
+			return true;
+	e = s + n;
+	memset(&tmp, 0, sizeof(tmp));
+	if (parse_offsize(s, e, &plus, &tmp) && plus > s)
+		return true;
+	if (e[-1] == ')' && strip_annotations(s, e, &tmp) != e)
+		return true;
+	return false;
+}
+
 int
 kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	       const char **why)
@@ -211,6 +293,11 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	p++; /* ':' */
 	while (p < e && is_blank(*p))
 		p++;
+	if (p < e && *p == '"' && (tok = quoted_end(p, e)) != NULL) {
+		if (parse_quoted(p, tok, e, f, why) < 0)
+			return -1;
+		goto check_offset;
+	}
 	/*
 	 * MODULE: the last " [" with something in it; an empty "[" or "[]"
 	 * stays part of the symbol, so that a writer that leaves out an
@@ -239,6 +326,7 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		*why = "frame has neither address nor symbol";
 		return -1;
 	}
+check_offset:
 	/* the old perf converter printed the address as the offset */
 	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
 	    f->off == f->addr) {

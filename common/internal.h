@@ -10,6 +10,9 @@
 #define uthash_fatal(msg) kp_die("out of memory")
 #include <uthash.h>
 
+/* Would the bare symbol s read back as something else?  Then quote it. */
+bool kp_sym_needs_quote(const char *s);
+
 /* A bump allocator: memory that lives until the process ends. */
 void *kp_arena_alloc(size_t n);
 

@@ -914,12 +914,11 @@ kp_tree_free(struct kp_tree *t)
 
 /* ---- folded stacks ---- */
 
-/* a frame name seen before: its frame, and whether kp holds it */
+/* a frame name seen before, and its frame */
 struct nslot {
 	uint64_t hash;
 	const struct kp_frame *f; /* NULL: empty */
 	size_t len;
-	bool ok;
 };
 
 struct kp_folded {
@@ -927,9 +926,6 @@ struct kp_folded {
 	size_t cap;
 	struct nslot *tab; /* name -> frame, so each name is interned once */
 	size_t tcap, tlen;
-	char *buf;
-	size_t bcap;
-	char msg[256]; /* the last *why about a name */
 };
 
 struct kp_folded *
@@ -951,60 +947,7 @@ kp_folded_free(struct kp_folded *fd)
 		return;
 	free(fd->frames);
 	free(fd->tab);
-	free(fd->buf);
 	free(fd);
-}
-
-/* Would " : NAME" read back as exactly the symbol NAME? */
-static bool
-reads_back(struct kp_folded *fd, const struct kp_frame *f)
-{
-	size_t n = strlen(f->sym);
-	struct kp_frame g;
-	const char *why;
-
-	if (fd->bcap < n + 4) {
-		fd->bcap = n + 64;
-		fd->buf = kp_xrealloc(fd->buf, fd->bcap);
-	}
-	/* kp's line input takes a last '\r' for half of a CRLF */
-	if (n && f->sym[n - 1] == '\r')
-		return false;
-	memcpy(fd->buf, " : ", 3);
-	memcpy(fd->buf + 3, f->sym, n);
-	fd->buf[n + 3] = '\0';
-	return kp_frame_parse(fd->buf, n + 3, &g, &why) == 0 &&
-	       g.sym == f->sym && !g.module && !g.file && g.flags == 0;
-}
-
-/* Say how the name of f would read back (after reads_back failed). */
-static const char *
-why_not(struct kp_folded *fd, const struct kp_frame *f)
-{
-	size_t n = strlen(f->sym);
-	struct kp_frame g;
-	const char *why, *how = "differently";
-
-	memcpy(fd->buf, " : ", 3);
-	memcpy(fd->buf + 3, f->sym, n);
-	fd->buf[n + 3] = '\0';
-	if (kp_frame_parse(fd->buf, n + 3, &g, &why) == 0) {
-		if (g.flags & KP_F_OFF)
-			how = "with the end taken for a +HEX offset";
-		else if (g.module)
-			how = "with the end taken for a [module]";
-		else if (g.file || (g.flags & (KP_F_INLINE | KP_F_INEXACT)))
-			how = "with the end taken for an annotation";
-		else if (g.sym && g.sym != f->sym)
-			how = "without the blanks at its ends";
-	}
-	if (n && f->sym[n - 1] == '\r')
-		how = "without the carriage return at its end";
-	snprintf(fd->msg, sizeof(fd->msg),
-		 "frame name '%.60s%s' would read back from kp %s "
-		 "(kp cannot quote it)",
-		 f->sym, n > 60 ? "..." : "", how);
-	return fd->msg;
 }
 
 static void
@@ -1026,9 +969,12 @@ ntab_grow(struct kp_folded *fd)
 	free(old);
 }
 
-/* The frame " : NAME" for s[0..len), and whether kp reads it back. */
+/*
+ * The frame " : NAME" for s[0..len).  Every name reads back: the kp
+ * writer quotes those that bare would not (kp(5)).
+ */
 static const struct kp_frame *
-name_frame(struct kp_folded *fd, const char *s, size_t len, bool *ok)
+name_frame(struct kp_folded *fd, const char *s, size_t len)
 {
 	uint64_t h = kp_hash(s, len);
 	size_t j = h & (fd->tcap - 1);
@@ -1038,15 +984,12 @@ name_frame(struct kp_folded *fd, const char *s, size_t len, bool *ok)
 	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1)) {
 		e = &fd->tab[j];
 		if (e->hash == h && e->len == len &&
-		    memcmp(e->f->sym, s, len) == 0) {
-			*ok = e->ok;
+		    memcmp(e->f->sym, s, len) == 0)
 			return e->f;
-		}
 	}
 	/* " : NAME": no address, no module */
 	fp = kp_frame_make(0, 0, kp_intern(s, len), NULL);
-	*ok = reads_back(fd, fp);
-	fd->tab[j] = (struct nslot){ h, fp, len, *ok };
+	fd->tab[j] = (struct nslot){ h, fp, len };
 	if (++fd->tlen * 2 > fd->tcap)
 		ntab_grow(fd);
 	return fp;
@@ -1070,7 +1013,6 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 {
 	const char *e = s + len, *c, *p, *q;
 	size_t m = 0, i;
-	bool ok;
 
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
@@ -1096,21 +1038,12 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 		q = memchr(p, ';', (size_t)(e - p));
 		if (!q)
 			q = e;
-		if (q == p) {
-			*why = "empty frame name";
-			return -1;
-		}
 		if (m == fd->cap) {
 			fd->cap *= 2;
 			fd->frames = kp_xrealloc(fd->frames,
 						 fd->cap * sizeof(*fd->frames));
 		}
-		fd->frames[m] = name_frame(fd, p, (size_t)(q - p), &ok);
-		if (!ok) {
-			*why = why_not(fd, fd->frames[m]);
-			return -1;
-		}
-		m++;
+		fd->frames[m++] = name_frame(fd, p, (size_t)(q - p));
 	}
 	/* root first in the text, leaf first in kp */
 	for (i = 0; i < m / 2; i++) {

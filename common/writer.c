@@ -12,12 +12,29 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "kp.h"
+#include "internal.h"
 
 static void
 put_hex(FILE *out, uint64_t v)
 {
 	fprintf(out, "0x%" PRIx64, v);
+}
+
+/* The symbol, quoted with \" and \\ escapes when bare it would misread. */
+static void
+put_sym(FILE *out, const char *s)
+{
+	if (!kp_sym_needs_quote(s)) {
+		fputs(s, out);
+		return;
+	}
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putc('\\', out);
+		putc(*s, out);
+	}
+	putc('"', out);
 }
 
 void
@@ -27,7 +44,7 @@ kp_write_frame(FILE *out, const struct kp_frame *f)
 		fprintf(out, " 0x%016" PRIx64, f->addr);
 	if (f->sym) {
 		fputs(" : ", out);
-		fputs(f->sym, out);
+		put_sym(out, f->sym);
 	}
 	if (f->sym && (f->flags & KP_F_OFF)) {
 		putc('+', out);

@@ -194,6 +194,58 @@ test_frame_name(void)
 	free(buf);
 }
 
+/* Names that bare would misread: the writer quotes them, the reader
+ * gives them back. */
+static void
+test_quoted_round_trip(void)
+{
+	static const char *names[] = {
+		"vfs_read+179", "f+0x1f/0x20", "a [b]", "a [b", "x (inline)",
+		"y (at f.c:3)", "\"quoted\"", " lead", "trail ", "back\\slash",
+		"cr\r", "+179", "plain", "operator+", "[unknown]", "a\"b",
+	};
+	static const char *modules[] = { NULL, "kernel", "/usr/lib/x.so" };
+	size_t i, j, k, len;
+	char *buf;
+	FILE *mem;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (j = 0; j < 3; j++)
+			for (k = 0; k < 2; k++) {
+				struct kp_frame f, g;
+				const char *why;
+
+				memset(&f, 0, sizeof(f));
+				f.sym = kp_intern_str(names[i]);
+				f.module = kp_intern_str(modules[j]);
+				if (k) {
+					f.addr = 0xffffffff81000000;
+					f.off = 0x10;
+					f.size = 0x40;
+					f.flags = KP_F_ADDR | KP_F_OFF |
+						  KP_F_SIZE;
+				}
+				mem = open_memstream(&buf, &len);
+				kp_write_frame(mem, &f);
+				fclose(mem);
+				CHECK(len > 0 && buf[len - 1] == '\n');
+				CHECK(kp_frame_parse(buf, len - 1, &g, &why) ==
+				      0);
+				if (memcmp(&f, &g, sizeof(f)) != 0) {
+					fprintf(stderr, "no round trip: %s", buf);
+					CHECK(!"round trip");
+				}
+				free(buf);
+			}
+	/* quoting only where needed */
+	mem = open_memstream(&buf, &len);
+	kp_write_frame(mem, kp_frame_make(0, 0, "vfs_read+179", NULL));
+	kp_write_frame(mem, kp_frame_make(0, 0, "plain", "kernel"));
+	fclose(mem);
+	CHECK(strcmp(buf, " : \"vfs_read+179\"\n : plain [kernel]\n") == 0);
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -204,6 +256,7 @@ main(void)
 	test_agg();
 	test_meta();
 	test_frame_name();
+	test_quoted_round_trip();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }
