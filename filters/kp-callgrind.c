@@ -301,7 +301,8 @@ write_callgrind(FILE *out, struct kp_profile *prof, uint64_t total)
 	for (i = 0, n = 0; i < costs_cap; i++)
 		if (costs[i].used)
 			costs[n++] = costs[i];
-	qsort(costs, ncosts, sizeof(*costs), cmp_cost);
+	if (ncosts)
+		qsort(costs, ncosts, sizeof(*costs), cmp_cost);
 	fputs("# callgrind format\n"
 	      "version: 1\n"
 	      "creator: kp-callgrind\n",
