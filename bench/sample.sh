@@ -2,10 +2,11 @@
 # bench/sample.sh - kp-sample (issue 6) against perf record.
 #
 #   overhead  a fixed kernel-heavy workload (one "dd if=/dev/zero
-#             of=/dev/null bs=4k count=$DD_COUNT" per CPU) timed bare,
+#             of=/dev/null bs=4k count=$DD_COUNT" per CPU) run bare,
 #             under "perf record -a -g" and under "kp-sample -a", at
-#             997 and 4999 Hz: best of $REPEAT runs each; the slowdown
-#             and the cost per sample (extra time / samples).
+#             997 and 4999 Hz, $REPEAT interleaved rounds: the slowdown
+#             in wall and in CPU time of the workload, and the CPU cost
+#             per sample (extra CPU time / samples).
 #   latency   from the command's exit to kp-sample's last byte, for a
 #             $LAT_SECONDS s system-wide capture (and for perf record +
 #             perf script + perf2kp, the way it was done before).
@@ -34,44 +35,69 @@ fi
 have_perf=1
 command -v perf > /dev/null || { have_perf=0; echo "sample: no perf: comparisons left out"; }
 
-# the workload: one dd per CPU, all of them to the end; it times itself
-# (so that a tool's start-up and its writing after are not counted)
+# the workload: one dd per CPU, all of them to the end.  It reports its
+# own wall time (so that a tool's start-up and its writing after are not
+# counted) and the CPU time of its dd's: a sampling interrupt is charged
+# to the task it interrupts, so the CPU time shows the cost of sampling
+# even when the machine is shared and wall times swing.
 cat > "$OUT/work.sh" << EOF
-#!/bin/sh
+#!/bin/bash
 t0=\$(date +%s.%N)
 for i in \$(seq $NCPU); do
 	dd if=/dev/zero of=/dev/null bs=4k count=$DD_COUNT 2> /dev/null &
 done
 wait
-echo "\$t0 \$(date +%s.%N)" > "$OUT/wtime"
+t1=\$(date +%s.%N)
+# bash's times: the children's user and system time, to the millisecond
+times > "$OUT/times" # (not in a pipe: a subshell has no children)
+echo "\$t0 \$t1 \$(tail -n 1 "$OUT/times")" > "$OUT/wtime"
 EOF
 chmod +x "$OUT/work.sh"
 
-# best SECONDS of REPEAT runs of CMD: the workload's own time
-best() {
-	local b= t
-	for _ in $(seq "$REPEAT"); do
-		"$@" > /dev/null 2>&1
-		t=$(awk '{ printf "%.3f", $2 - $1 }' "$OUT/wtime")
-		if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then b=$t; fi
-	done
-	echo "$b"
+# run NAME CMD...: one run; appends "wall cpu samples" to $OUT/NAME.runs
+run() {
+	local name=$1 n=0
+	shift
+	rm -f "$OUT/wtime" "$OUT/run.kp" "$OUT/perf.data"
+	"$@" > /dev/null 2>&1
+	[ -f "$OUT/run.kp" ] && n=$(sed -n 's/^# samples: //p' "$OUT/run.kp")
+	[ -f "$OUT/perf.data" ] && n=$(perf script -i "$OUT/perf.data" -F time 2> /dev/null | wc -l)
+	# "T0 T1 0m1.234s 0m0.456s"
+	awk -v n="$n" 'function sec(x) { split(x, a, /[ms]/); return a[1] * 60 + a[2] }
+		{ printf "%.3f %.3f %d\n", $2 - $1, sec($3) + sec($4), n }' \
+		"$OUT/wtime" >> "$OUT/$name.runs"
+}
+# report NAME LABEL: the run with the least CPU time, against bare's
+report() {
+	local w c n bw bc
+	sort -k2,2n "$OUT/$1.runs" | head -n 1 > "$OUT/$1.best"
+	read -r w c n < "$OUT/$1.best"
+	read -r bw bc _ < "$OUT/bare.best"
+	if [ "$1" = bare ]; then
+		printf '%-28s wall %6.3f s          CPU %6.3f s\n' "$2" "$w" "$c"
+		return
+	fi
+	awk -v l="$2" -v w="$w" -v c="$c" -v n="$n" -v bw="$bw" -v bc="$bc" 'BEGIN {
+		printf "%-28s wall %6.3f s %+6.1f%%  CPU %6.3f s %+6.1f%%  %6d samples  %5.1f us/sample\n",
+			l, w, (w - bw) / bw * 100, c, (c - bc) / bc * 100, n, n ? (c - bc) / n * 1e6 : 0 }'
 }
 
-echo "workload: $NCPU x dd bs=4k count=$DD_COUNT, best of $REPEAT"
-bare=$(best "$OUT/work.sh")
-printf '%-34s %7.3f s\n' "bare" "$bare"
+echo "workload: $NCPU x dd bs=4k count=$DD_COUNT; $REPEAT rounds, each config"
+echo "once a round (interleaved); the run with the least CPU time is kept"
+rm -f "$OUT"/*.runs
+for _ in $(seq "$REPEAT"); do
+	run bare "$OUT/work.sh"
+	for hz in 997 4999; do
+		if [ $have_perf = 1 ]; then
+			run perf$hz perf record -q -a -g -F $hz -o "$OUT/perf.data" -- "$OUT/work.sh"
+		fi
+		run kp$hz kp-sample -a -F $hz -o "$OUT/run.kp" -- "$OUT/work.sh"
+	done
+done
+report bare "bare"
 for hz in 997 4999; do
-	if [ $have_perf = 1 ]; then
-		t=$(best perf record -q -a -g -F $hz -o "$OUT/perf.data" -- "$OUT/work.sh")
-		n=$(perf script -i "$OUT/perf.data" -F time 2> /dev/null | wc -l)
-		awk -v n="perf record -a -g -F $hz" -v t="$t" -v b="$bare" -v s="$n" 'BEGIN {
-			printf "%-34s %7.3f s  %+6.1f%%  %6d samples  %6.1f us/sample\n", n, t, (t - b) / b * 100, s, (t - b) / s * 1e6 }'
-	fi
-	t=$(best kp-sample -a -F $hz -o "$OUT/kp.kp" -- "$OUT/work.sh")
-	n=$(sed -n 's/^# samples: //p' "$OUT/kp.kp")
-	awk -v n="kp-sample -a -F $hz" -v t="$t" -v b="$bare" -v s="$n" 'BEGIN {
-		printf "%-34s %7.3f s  %+6.1f%%  %6d samples  %6.1f us/sample\n", n, t, (t - b) / b * 100, s, (t - b) / s * 1e6 }'
+	[ $have_perf = 1 ] && report perf$hz "perf record -a -g -F $hz"
+	report kp$hz "kp-sample -a -F $hz"
 done
 /usr/bin/time -f %M -o "$OUT/rss" kp-sample -a -F 4999 -o /dev/null -- "$OUT/work.sh" > /dev/null 2>&1
 echo "kp-sample -a -F 4999 peak RSS: $(awk '{ printf "%.1f MB", $1 / 1024 }' "$OUT/rss")"
@@ -96,9 +122,10 @@ fi
 # losses: busy CPUs, rising frequency, the default ring (-m 128)
 echo "losses, one dd per CPU, 2 s each, default -m:"
 for i in $(seq "$NCPU"); do
-	timeout 30 dd if=/dev/zero of=/dev/null bs=4k 2> /dev/null &
+	dd if=/dev/zero of=/dev/null bs=4k 2> /dev/null &
 	BUSY="${BUSY:-} $!"
 done
+trap 'kill $BUSY 2> /dev/null' EXIT
 first=
 maxrate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 for hz in 997 4999 9999 19999 49999 69999 99999; do

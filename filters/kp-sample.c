@@ -1718,6 +1718,10 @@ main(int argc, char **argv)
 		kp_warn("%" PRIu64 " samples lost (ring buffer full): use "
 			"-m to give it more pages, or a lower -F",
 			nlost);
+	if (nthrottled)
+		kp_warn("the kernel throttled sampling %" PRIu64 " time%s (its "
+			"interrupts took too long): use a lower -F",
+			nthrottled, nthrottled == 1 ? "" : "s");
 	if (nbad)
 		kp_warn("%" PRIu64 " malformed records skipped", nbad);
 

@@ -15,7 +15,7 @@ grep -qx "kp-sample: sh exited with status 3" "$T/err" || fail "status not repor
 [ "$(meta "$T/out" command-status)" = "exit 3" ] || fail "# command-status: $(meta "$T/out" command-status)"
 [ "$(meta "$T/out" command)" = "sh -c dd if=/dev/zero of=/dev/null bs=4k count=300000 2>/dev/null; exit 3" ] ||
 	fail "# command: $(meta "$T/out" command)"
-# the outermost frame of each record: only dd (and sh), never the busy loops' timeout/sh
+# the outermost frame of each record: only dd (and sh), never the busy loops (sh)
 awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$T/out" | sort | uniq -c > "$T/roots"
 cat "$T/roots"
 grep -q ' : dd$' "$T/roots" || fail "no dd samples"
@@ -39,6 +39,16 @@ st=$?
 grep -qx "kp-sample: cannot run '/nonexistent/cmd': No such file or directory" "$T/err" ||
 	fail "message: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "output for a command that never ran"
+
+# latency: the profile is written the moment the command exits
+kp-sample -e cpu-clock -a -- sh -c "sleep 1; date +%s%N > $T/end" 2> /dev/null |
+	{ cat > "$T/lat"; date +%s%N > "$T/eof"; }
+ms=$((($(cat "$T/eof") - $(cat "$T/end")) / 1000000))
+limit=300
+[ -n "${KP_SANITIZED:-}" ] && limit=2000
+echo "command exit -> last byte: $ms ms (limit $limit)"
+[ "$ms" -lt $limit ] || fail "the profile came $ms ms after the command's exit"
+complete "$T/lat" || fail "latency: no final '!'"
 
 # -d stops a longer command with SIGTERM, and the output is complete
 start=$(date +%s%N)

@@ -31,7 +31,7 @@ else
 	[ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line on stderr: $(cat "$T/err")"
 fi
 # a busy loop runs in user mode: its samples are [user]
-kp-sample -e cpu-clock timeout 0.5 sh -c 'while :; do :; done' > "$T/u" 2> /dev/null
+kp-sample -e cpu-clock -d 0.5 sh -c 'while :; do :; done' > "$T/u" 2> /dev/null
 n=$(meta "$T/u" samples)
 u=$(awk '/^!/ { u = 0 } /^ : \[user\]$/ { u = 1 } u && /^\t[0-9]+$/ { s += $1 } END { print s + 0 }' "$T/u")
 awk -v u="$u" -v n="$n" 'BEGIN { exit !(n > 100 && u > 0.8 * n) }' || fail "only $u of $n samples under [user]"

@@ -9,7 +9,9 @@
 # functions closer than that; bench/sample.sh compares longer runs).
 # The machine may be busy with other work that one window catches and
 # the other does not (they cannot start at the same instant), so the
-# functions are compared on dd's samples only (--comm on both sides).
+# functions are compared on dd's samples only (--comm on both sides);
+# where dd gets too little of the CPUs for that, the test says so and
+# is skipped.
 # A user-mode sample is "[user]" in kp-sample and "[no stack]" in
 # perf2kp --kernel-only: the same thing, compared as one.
 . "$(dirname "$0")/lib.inc"
@@ -22,7 +24,8 @@ done
 cp "$(command -v dd)" "$T/kpdd"
 for i in $(seq "$NCPU"); do
 	# ahead of whatever else runs here (root: a negative nice)
-	nice -n -15 timeout 4 "$T/kpdd" if=/dev/zero of=/dev/null bs=4k 2> /dev/null &
+	# (ended by lib.inc at exit: not timeout(1), see busy there)
+	nice -n -15 "$T/kpdd" if=/dev/zero of=/dev/null bs=4k 2> /dev/null &
 	BUSY_PIDS="$BUSY_PIDS $!"
 done
 sleep 0.3
@@ -66,15 +69,19 @@ compare() {
 	paste <(head -n 10 "$1") <(head -n 10 "$2") | sed 's/^/  /'
 	awk -F'\t' -v na="$a" -v nb="$b" '
 		FNR == 1 { file++ }
-		file == 1 { pa[$2] = $1; ra[$2] = FNR; if (FNR <= 10) ta[FNR] = $2 }
-		file == 2 { pb[$2] = $1; rb[$2] = FNR; if (FNR <= 10) tb[FNR] = $2 }
+		file == 1 { pa[$2] = $1; ra[$2] = FNR; if (FNR <= 10) ta[na10 = FNR] = $2 }
+		file == 2 { pb[$2] = $1; rb[$2] = FNR; if (FNR <= 10) tb[nb10 = FNR] = $2 }
 		function noise(p, q) { # 3 sigma of a difference of shares, in points
 			p /= 100; q /= 100
 			return 300 * sqrt(p * (1 - p) / na + q * (1 - q) / nb) + 0.01
 		}
 		END {
 			bad = 0
-			for (i = 1; i <= 10; i++) for (j = i + 1; j <= 10; j++) {
+			if (na10 != nb10) {
+				printf "%d and %d functions\n", na10, nb10
+				exit 1
+			}
+			for (i = 1; i <= na10; i++) for (j = i + 1; j <= na10; j++) {
 				x = ta[i]; y = ta[j]
 				# x before y in kp-sample; perf must agree unless within noise
 				if (!(x in rb) || !(y in rb) || rb[x] > rb[y]) {
@@ -86,19 +93,19 @@ compare() {
 					}
 				}
 			}
-			for (i = 1; i <= 10; i++) {
+			for (i = 1; i <= na10; i++) {
 				x = ta[i]
 				if (!(x in rb) || rb[x] > 10) {
 					# in kp-sample top 10, not in perf top 10: must be
 					# within noise of perf 10th
-					y = tb[10]; d = pa[x] - pa[y]
+					y = tb[nb10]
 					if (!(x in pb) || pb[y] - pb[x] > noise(pb[x], pb[y])) {
 						printf "top 10: %s (%.2f%%) is not in perf top 10\n", x, pa[x]; bad = 1
 					}
 				}
 				y = tb[i]
 				if (!(y in ra) || ra[y] > 10) {
-					x = ta[10]
+					x = ta[na10]
 					if (!(y in pa) || pa[x] - pa[y] > noise(pa[x], pa[y])) {
 						printf "top 10: %s (%.2f%%) is not in kp-sample top 10\n", y, pb[y]; bad = 1
 					}
@@ -111,22 +118,25 @@ compare() {
 # every sample of the machine
 norm < "$T/kp" | top > "$T/kp.top"
 norm < "$T/perf.kp" | top > "$T/perf.top"
-echo "all samples:"
-compare "$T/kp.top" "$T/perf.top" "$a" "$bs" ||
-	fail "the top 10 functions differ beyond sampling noise"
-cmp -s <(head -n 10 "$T/kp.top" | cut -f2) <(head -n 10 "$T/perf.top" | cut -f2) &&
-	echo "top 10 order: the same" || echo "top 10 order: different (within noise)"
+# shown, not checked: the two windows cannot start at the same instant,
+# and on a shared machine the others' work in the part one window has
+# alone shifts the shares by more than sampling noise
+echo "all samples (for information):"
+paste <(head -n 10 "$T/kp.top") <(head -n 10 "$T/perf.top") | sed 's/^/  /'
 
 # dd's samples alone, where dd had enough of the CPU
 a=$(norm kpdd < "$T/kp" | total /dev/stdin)
 b=$(norm kpdd < "$T/perf.kp" | total /dev/stdin)
 echo "dd's samples: kp-sample $a, perf $b"
-if [ "$a" -ge 300 ] && [ "$b" -ge 300 ]; then
-	norm kpdd < "$T/kp" | top > "$T/kp.dd"
-	norm kpdd < "$T/perf.kp" | top > "$T/perf.dd"
-	compare "$T/kp.dd" "$T/perf.dd" "$a" "$b" ||
-		fail "dd: the top 10 functions differ beyond sampling noise"
-else
-	echo "dd's share of the CPUs is too small here to compare its own top 10"
-fi
+# dd runs all through both windows: its profile does not depend on
+# where they start
+[ "$a" -ge 300 ] && [ "$b" -ge 300 ] ||
+	skip "the machine is too busy: dd had $a and $b samples, too few to compare its top 10"
+norm kpdd < "$T/kp" | top > "$T/kp.dd"
+norm kpdd < "$T/perf.kp" | top > "$T/perf.dd"
+echo "dd's samples:"
+compare "$T/kp.dd" "$T/perf.dd" "$a" "$b" ||
+	fail "dd: the top 10 functions differ beyond sampling noise"
+cmp -s <(head -n 10 "$T/kp.dd" | cut -f2) <(head -n 10 "$T/perf.dd" | cut -f2) &&
+	echo "dd's top 10 order: the same" || echo "dd's top 10 order: different (within noise)"
 echo ok
