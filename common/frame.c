@@ -95,7 +95,8 @@ parse_offsize(const char *s, const char *e, const char **plus,
 
 /* Trailing "(inexact)", "(inline)" and "(at FILE:LINE)", any order. */
 static const char *
-strip_annotations(const char *s, const char *e, struct kp_frame *f)
+strip_annotations(const char *s, const char *e, struct kp_frame *f,
+		  bool at_start)
 {
 	const char *open, *colon;
 	uint64_t line;
@@ -106,7 +107,8 @@ strip_annotations(const char *s, const char *e, struct kp_frame *f)
 		open = e - 1;
 		while (open > s && *open != '(')
 			open--;
-		if (*open != '(' || open == s || !is_blank(open[-1]))
+		/* at_start: s follows a blank, as a symbol after " : " does */
+		if (*open != '(' || (open == s ? !at_start : !is_blank(open[-1])))
 			return e;
 		if (e - open == 9 && memcmp(open, "(inexact)", 9) == 0) {
 			f->flags |= KP_F_INEXACT;
@@ -228,7 +230,7 @@ kp_sym_needs_quote(const char *s)
 	memset(&tmp, 0, sizeof(tmp));
 	if (parse_offsize(s, e, &plus, &tmp) && plus > s)
 		return true;
-	if (e[-1] == ')' && strip_annotations(s, e, &tmp) != e)
+	if (e[-1] == ')' && strip_annotations(s, e, &tmp, true) != e)
 		return true;
 	return false;
 }
@@ -253,7 +255,7 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		*why = "NUL byte in frame line";
 		return -1;
 	}
-	e = strip_annotations(s, e, f);
+	e = strip_annotations(s, e, f, false);
 	p = s;
 	if (*p != ':') {
 		/* ADDRESS: 0xHEX, or bare HEX when a ':' follows */

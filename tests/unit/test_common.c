@@ -202,7 +202,7 @@ test_quoted_round_trip(void)
 	static const char *names[] = {
 		"vfs_read+179", "f+0x1f/0x20", "a [b]", "a [b", "x (inline)",
 		"y (at f.c:3)", "\"quoted\"", " lead", "trail ", "back\\slash",
-		"cr\r", "+179", "plain", "operator+", "[unknown]", "a\"b",
+		"cr\r", "+179", "(inexact)", "(at x:1)", "plain", "operator+", "[unknown]", "a\"b",
 	};
 	static const char *modules[] = { NULL, "kernel", "/usr/lib/x.so" };
 	size_t i, j, k, len;
