@@ -5,17 +5,7 @@
 
 #include "kp.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n",         \
-				__FILE__, __LINE__, #cond);                  \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 static void
 test_parse_u64(void)
@@ -257,6 +247,5 @@ main(void)
 	test_meta();
 	test_frame_name();
 	test_quoted_round_trip();
-	printf("%d checks, %d failed\n", checks, failures);
-	return failures != 0;
+	return CHECK_DONE();
 }

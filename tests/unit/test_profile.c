@@ -5,17 +5,7 @@
 
 #include "profile.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n",         \
-				__FILE__, __LINE__, #cond);                  \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 static const struct kp_frame *
 fr(const char *sym, const char *mod)
@@ -310,6 +300,5 @@ main(void)
 	test_trees();
 	test_saturate();
 	test_stacks();
-	printf("%d checks, %d failed\n", checks, failures);
-	return failures != 0;
+	return CHECK_DONE();
 }

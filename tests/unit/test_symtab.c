@@ -7,17 +7,7 @@
 #include "kp.h"
 #include "symtab.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n",         \
-				__FILE__, __LINE__, #cond);                  \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 static char *
 write_tmp(const char *text)
@@ -212,6 +202,5 @@ main(void)
 	test_kallsyms();
 	test_bad();
 	test_add();
-	printf("%d checks, %d failed\n", checks, failures);
-	return failures != 0;
+	return CHECK_DONE();
 }
