@@ -141,7 +141,8 @@ frame_line(struct dtrace *dt, const char *s, size_t n)
 
 	if (!tick && is_hexaddr(s, n)) {
 		kp_parse_u64(s, n, 16, &addr);
-		kp_conv_push(&dt->cv, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
+		kp_conv_push(&dt->cv,
+			     kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
 		return 0;
 	}
 	if (!tick)
