@@ -69,4 +69,21 @@ for p in ("loaded", "zoomed", "searched"):
 print("chromium: ok,", want)
 PY
 cmp -s "$shots/loaded.png" "$shots/zoomed.png" && fail "zoom changed nothing on screen"
+
+# the icicle graph (--inverted) zooms the other way up
+kp-flame --inverted "$T/basic.in" > "$tmp/inv.svg"
+mkdir -p "$tmp/inv"
+timeout 120 python3 "$T/browser.py" "$tmp/inv.svg" "$tmp/inv" vfs_read ext4 > "$tmp/inv.json" ||
+	fail "browser.py --inverted"
+python3 - "$tmp/inv.json" <<'PY' || fail "inverted zoom"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["title"] == "Icicle Graph", o["title"]
+assert abs(o["clicked_width_after"] - 1180) < 0.5, o["clicked_width_after"]
+assert set(o["zoomed"]["names"]) == {"all", "main", "read", "do_syscall_64",
+    "ksys_read", "vfs_read", "ext4_file_read_iter"}, o["zoomed"]["names"]
+assert o["searched"]["matched"] == "Matched: 49.50%", o["searched"]["matched"]
+assert not o["exceptions"] and not o["other_dialogs"]
+print("inverted: ok")
+PY
 echo ok
