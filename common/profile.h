@@ -132,34 +132,6 @@ size_t kp_profile_find(const struct kp_profile *p, const char *name,
  */
 uint32_t *kp_profile_sorted(const struct kp_profile *p, bool by_excl);
 
-/*
- * A fast table for merging stacks (open addressing on a 64-bit hash;
- * kp_agg's uthash chains cost more on inputs of many records): add
- * records, then flush the distinct stacks into a kp_agg once each, in
- * order of first appearance.
- */
-struct kp_stacks;
-
-struct kp_stacks *kp_stacks_new(void);
-/* Add count to the stack (leaf first); -1 if its count would overflow. */
-int kp_stacks_add(struct kp_stacks *s, const struct kp_frame *const *frames,
-		  size_t n, uint64_t count);
-/*
- * kp_agg_add every distinct stack, first seen first, and empty s.
- * Returns how many kp_agg_add refused (the sum would overflow).
- */
-size_t kp_stacks_flush(struct kp_stacks *s, struct kp_agg *agg);
-void kp_stacks_free(struct kp_stacks *s);
-
-/*
- * Read a whole kp input ("-" is stdin) into agg: the same stacks, counts,
- * order of first appearance and skipped-record messages as kp_agg_read,
- * but faster when records repeat (the usual case): records first merge in
- * a table of this input's distinct stacks keyed by a 64-bit hash, then
- * each distinct stack goes into agg once.  Memory: the distinct stacks.
- */
-void kp_profile_read(struct kp_agg *agg, const char *path);
-
 /* ---- call edges (kp-callgrind) ---- */
 
 /* A caller -> callee pair and the samples in which it occurs (once each). */

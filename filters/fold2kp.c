@@ -39,7 +39,7 @@ usage(FILE *fp, int status)
 }
 
 static void
-read_folded(struct kp_stacks *stacks, struct kp_folded *fd, const char *path)
+read_folded(struct kp_agg *agg, struct kp_folded *fd, const char *path)
 {
 	struct kp_input *in = kp_input_open(path);
 	const struct kp_frame *const *frames;
@@ -55,10 +55,8 @@ read_folded(struct kp_stacks *stacks, struct kp_folded *fd, const char *path)
 			continue; /* blank line */
 		if (kp_folded_parse(fd, s, len, &frames, &n, &count, &why) < 0)
 			kp_input_skip(in, "%s; line skipped", why);
-		else if (kp_stacks_add(stacks, frames, n, count) < 0)
-			kp_input_skip(in, "count overflows 64 bits when added "
-					  "to an identical stack; line "
-					  "skipped");
+		else
+			kp_agg_add_or_skip(agg, in, frames, n, count);
 	}
 	kp_input_close(in);
 }
@@ -70,7 +68,6 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kp_stacks *stacks;
 	struct kp_folded *fd;
 	struct kp_agg *agg;
 	int ch, i;
@@ -87,14 +84,11 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	stacks = kp_stacks_new();
+	agg = kp_agg_new();
 	fd = kp_folded_new();
 	for (i = 0; i < (argc ? argc : 1); i++)
-		read_folded(stacks, fd, argc ? argv[i] : "-");
-	agg = kp_agg_new();
-	kp_stacks_flush(stacks, agg); /* kp_stacks_add checked the sums */
+		read_folded(agg, fd, argc ? argv[i] : "-");
 	kp_write_agg(stdout, agg);
-	kp_stacks_free(stacks);
 	kp_folded_free(fd);
 	kp_agg_free(agg);
 	return kp_finish();

@@ -499,7 +499,7 @@ read_input(const char *path)
 {
 	struct kp_agg *agg = kp_agg_new();
 
-	kp_profile_read(agg, path);
+	kp_agg_read(agg, path);
 	if (!kp_agg_total_ok(agg))
 		kp_die("%s: the total count overflows 64 bits",
 		       strcmp(path, "-") ? path : "<stdin>");

@@ -165,7 +165,7 @@ main(int argc, char **argv)
 
 	agg = kp_agg_new();
 	for (i = 0; i < (argc ? argc : 1); i++)
-		kp_profile_read(agg, argc ? argv[i] : "-");
+		kp_agg_read(agg, argc ? argv[i] : "-");
 	if (!kp_agg_total_ok(agg))
 		kp_die("the total count overflows 64 bits");
 	if (opt_stack)

@@ -143,6 +143,49 @@ test_agg(void)
 	kp_agg_free(agg);
 }
 
+/* Growth of the index, first-seen order, overflow, the empty stack. */
+static void
+test_agg_many(void)
+{
+	struct kp_agg *agg = kp_agg_new();
+	const struct kp_frame *a[2], *b[1];
+	const struct kp_stack *st;
+	size_t i;
+
+	a[0] = kp_frame_make(0, 0, "leaf", NULL);
+	a[1] = kp_frame_make(0, 0, "root", NULL);
+	b[0] = kp_frame_make(0, 0, "other", NULL);
+	for (i = 0; i < 5000; i++) {
+		const struct kp_frame *c[1];
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%zu", i);
+		c[0] = kp_frame_make(0, 0, name, NULL);
+		CHECK(kp_agg_add(agg, c, 1, 1) == 0);
+		if (i == 10) {
+			CHECK(kp_agg_add(agg, a, 2, 3) == 0);
+			CHECK(kp_agg_add(agg, b, 1, UINT64_MAX) == 0);
+		}
+	}
+	CHECK(kp_agg_add(agg, a, 2, 4) == 0);
+	CHECK(kp_agg_add(agg, b, 1, 1) == -1); /* would overflow */
+	CHECK(kp_agg_add(agg, a, 0, 2) == 0);  /* an empty stack */
+	CHECK(kp_agg_add(agg, a, 1, 5) == 0);  /* a prefix is another stack */
+	CHECK(kp_agg_len(agg) == 5000 + 2 + 2);
+	st = kp_agg_get(agg, 0);
+	CHECK(st->n == 1 && strcmp(st->frames[0]->sym, "f0") == 0);
+	st = kp_agg_get(agg, 11); /* f0..f10, then a: first-seen order */
+	CHECK(st->n == 2 && st->frames[0] == a[0] && st->count == 7);
+	st = kp_agg_get(agg, 12);
+	CHECK(st->n == 1 && st->count == UINT64_MAX);
+	st = kp_agg_get(agg, 5002);
+	CHECK(st->n == 0 && st->count == 2);
+	st = kp_agg_get(agg, 5003);
+	CHECK(st->n == 1 && st->frames[0] == a[0] && st->count == 5);
+	CHECK(!kp_agg_total_ok(agg) && kp_agg_total(agg) == UINT64_MAX);
+	kp_agg_free(agg);
+}
+
 static void
 test_meta(void)
 {
@@ -244,6 +287,7 @@ main(void)
 	test_annotation_file_line();
 	test_intern();
 	test_agg();
+	test_agg_many();
 	test_meta();
 	test_frame_name();
 	test_quoted_round_trip();

@@ -249,48 +249,6 @@ test_saturate(void)
 	kp_agg_free(agg);
 }
 
-static void
-test_stacks(void)
-{
-	struct kp_stacks *s = kp_stacks_new();
-	struct kp_agg *agg = kp_agg_new();
-	const struct kp_frame *a[2], *b[1];
-	const struct kp_stack *st;
-	size_t i;
-
-	a[0] = fr("leaf", NULL);
-	a[1] = fr("root", NULL);
-	b[0] = fr("other", NULL);
-	/* enough distinct stacks to grow the table several times */
-	for (i = 0; i < 5000; i++) {
-		const struct kp_frame *c[1];
-		char name[32];
-
-		snprintf(name, sizeof(name), "f%zu", i);
-		c[0] = fr(name, NULL);
-		CHECK(kp_stacks_add(s, c, 1, 1) == 0);
-		if (i == 10) {
-			CHECK(kp_stacks_add(s, a, 2, 3) == 0);
-			CHECK(kp_stacks_add(s, b, 1, UINT64_MAX) == 0);
-		}
-	}
-	CHECK(kp_stacks_add(s, a, 2, 4) == 0);
-	CHECK(kp_stacks_add(s, b, 1, 1) == -1); /* would overflow */
-	CHECK(kp_stacks_add(s, a, 0, 2) == 0);	/* an empty stack */
-	/* the agg already holds b: flushing b's UINT64_MAX overflows it */
-	kp_agg_add(agg, b, 1, 1);
-	CHECK(kp_stacks_flush(s, agg) == 1);
-	CHECK(kp_agg_len(agg) == 1 + 5000 + 1 + 1);
-	st = kp_agg_get(agg, 1);
-	CHECK(st->n == 1 && strcmp(st->frames[0]->sym, "f0") == 0);
-	st = kp_agg_get(agg, 12); /* f0..f10, then a: first-seen order */
-	CHECK(st->n == 2 && st->frames[0] == a[0] && st->count == 7);
-	st = kp_agg_get(agg, 5002);
-	CHECK(st->n == 0 && st->count == 2);
-	kp_stacks_free(s);
-	kp_agg_free(agg);
-}
-
 int
 main(void)
 {
@@ -299,6 +257,5 @@ main(void)
 	test_keys();
 	test_trees();
 	test_saturate();
-	test_stacks();
 	return CHECK_DONE();
 }
