@@ -37,6 +37,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "kp.h"
 /* uthash with kp's faster hash */
 #define HASH_FUNCTION(keyptr, keylen, hashv) \
@@ -406,8 +409,14 @@ main(int argc, char **argv)
 	}
 	write_callgrind(fp, prof, kp_agg_total(agg));
 	status = KP_EXIT_OK;
-	if (fp != stdout && kp_close_output(fp, output) < 0)
+	if (fp != stdout && kp_close_output(fp, output) < 0) {
+		struct stat sb;
+
+		/* leave no truncated profile (but never remove a device) */
+		if (stat(output, &sb) == 0 && S_ISREG(sb.st_mode))
+			unlink(output);
 		status = KP_EXIT_FATAL;
+	}
 	if (status == KP_EXIT_OK)
 		status = kp_finish();
 

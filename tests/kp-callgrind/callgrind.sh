@@ -81,6 +81,13 @@ awk 'BEGIN { for (i = 0; i < 3000; i++)
 kp-callgrind "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
 st=${PIPESTATUS[0]}
 [ $st -eq 2 ] || fail "closed pipe: exit $st"
+# a file that cannot be written whole (a size limit: EFBIG) is an
+# error, exit 2, and is removed rather than left truncated
+( trap '' XFSZ; ulimit -f 8; kp-callgrind -o "$tmp/limited.cg" "$tmp/big.kp" 2> "$tmp/err" ); st=$?
+[ $st -eq 2 ] || fail "file size limit: exit $st"
+grep -q 'write error' "$tmp/err" || fail "file size limit: message"
+[ -e "$tmp/limited.cg" ] && fail "a truncated file was left behind"
+
 kp-callgrind -h | grep -q '^usage: kp-callgrind' || fail "-h"
 kp-callgrind --bogus < /dev/null > /dev/null 2>&1; [ $? -eq 64 ] || fail "usage exit"
 echo ok

@@ -157,6 +157,13 @@ PY
 	wait $srv 2> /dev/null
 fi
 
+# a file that cannot be written whole (a size limit: EFBIG) is an
+# error, exit 2, and is removed rather than left truncated
+( trap '' XFSZ; ulimit -f 8; kp-pprof -o "$tmp/limited.pb.gz" "$tmp/big.kp" 2> "$tmp/err" ); st=$?
+[ $st -eq 2 ] || fail "file size limit: exit $st"
+grep -q 'write error' "$tmp/err" || fail "file size limit: message"
+[ -e "$tmp/limited.pb.gz" ] && fail "a truncated file was left behind"
+
 kp-pprof -h | grep -q '^usage: kp-pprof' || fail "-h"
 kp-pprof --bogus < /dev/null > /dev/null 2>&1; [ $? -eq 64 ] || fail "usage exit"
 echo ok
