@@ -20,6 +20,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kp.h"
 #include "svg.h"
@@ -40,7 +42,8 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp,
-		"usage: kp-flame [-h] [--title TEXT] [--width PX] [--height PX]\n"
+		"usage: kp-flame [-h] [-o FILE] [--title TEXT] [--width PX] "
+		"[--height PX]\n"
 		"                [--minwidth PX|PCT%%] [--colors PALETTE] "
 		"[--countname NAME]\n"
 		"                [--reverse] [--inverted] [file | before after]\n"
@@ -73,6 +76,8 @@ usage(FILE *fp, int status)
 		"      --inverted     an icicle graph: the base at the top, "
 		"callers\n"
 		"                     above their callees\n"
+		"  -o, --output FILE  write to FILE (default: standard output);\n"
+		"                     removed if it cannot be written whole\n"
 		"  -h, --help         show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -971,6 +976,7 @@ main(int argc, char **argv)
 	enum { OPT_HEIGHT = 256, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
 	       OPT_REVERSE, OPT_INVERTED };
 	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "height", required_argument, NULL, OPT_HEIGHT },
@@ -982,18 +988,23 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *output = NULL;
+	FILE *fp = stdout;
 	size_t i, len;
-	int ch;
+	int ch, status;
 	bool ok;
 	char *mw;
 
 	kp_init(argv);
 	/* a closed pipe is a write error (exit 2), not a silent death */
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt_long(argc, argv, "ht:w:", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "ho:t:w:", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'h':
 			usage(stdout, KP_EXIT_OK);
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 't':
 			opt_title = optarg;
@@ -1070,6 +1081,22 @@ main(int argc, char **argv)
 				: "samples";
 	}
 	build_children();
-	write_svg(stdout);
-	return kp_finish();
+	if (output && strcmp(output, "-") != 0) {
+		fp = fopen(output, "w");
+		if (!fp)
+			kp_die("%s:", output);
+	}
+	write_svg(fp);
+	status = KP_EXIT_OK;
+	if (fp != stdout && kp_close_output(fp, output) < 0) {
+		struct stat sb;
+
+		/* leave no truncated SVG (but never remove a device) */
+		if (stat(output, &sb) == 0 && S_ISREG(sb.st_mode))
+			unlink(output);
+		status = KP_EXIT_FATAL;
+	}
+	if (status == KP_EXIT_OK)
+		status = kp_finish();
+	return status;
 }

@@ -139,6 +139,17 @@ kp-flame "$tmp/big.kp" 2> /dev/null | head -c 100 > /dev/null
 st=${PIPESTATUS[0]}
 [ $st -eq 2 ] || fail "closed pipe: exit $st"
 
+# -o: the same bytes; a file that cannot be written whole (a size
+# limit: EFBIG) is exit 2 and removed rather than left truncated
+kp-flame -o "$tmp/o.svg" "$T/basic.in" || fail "-o"
+cmp "$tmp/o.svg" "$tmp/a.svg" || fail "-o differs from stdout"
+( trap '' XFSZ; ulimit -f 8; kp-flame -o "$tmp/limited.svg" "$tmp/big.kp" 2> "$tmp/err" ); st=$?
+[ $st -eq 2 ] || fail "file size limit: exit $st"
+grep -q 'write error' "$tmp/err" || fail "file size limit: message"
+[ -e "$tmp/limited.svg" ] && fail "a truncated SVG was left behind"
+kp-flame -o "$tmp/no/such/dir/x.svg" "$T/basic.in" 2> /dev/null; st=$?
+[ $st -eq 2 ] || fail "-o into a missing directory: exit $st"
+
 # usage
 kp-flame -h | grep -q '^usage: kp-flame' || fail "-h"
 kp-flame a b c > /dev/null 2>&1; [ $? -eq 64 ] || fail "three inputs"
