@@ -1372,9 +1372,13 @@ archive_save(const char *dir)
 	FILE *fp;
 	int nm, ns, i, j, fd;
 	ssize_t n;
+	char *real;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		kp_die("--archive: %s:", dir);
+	/* "# archive:" names it absolutely, for use from anywhere */
+	if ((real = realpath(dir, NULL)) != NULL)
+		opt_archive = real;
 	archive_copy("/proc/kallsyms", dir, "kallsyms", true);
 	archive_copy("/proc/modules", dir, "modules", false);
 	archive_copy("/sys/kernel/notes", dir, "notes", false);
@@ -1571,9 +1575,26 @@ main(int argc, char **argv)
 			       "page-faults, or rHEX)",
 			       event_name);
 	if (opt_cpus) {
+		int *online;
+		size_t nonline, j;
+		char list[256];
+
 		cpus = kp_perfev_cpus_parse(opt_cpus, &ncpus);
 		if (!cpus)
 			kp_usage_error("-C: not a CPU list: '%s'", opt_cpus);
+		online = kp_perfev_cpus_online(&nonline);
+		for (i = 0; online && i < ncpus; i++) {
+			for (j = 0; j < nonline && online[j] != cpus[i]; j++)
+				;
+			if (j == nonline) {
+				kp_perfev_cpus_format(online, nonline, list,
+						      sizeof(list));
+				kp_usage_error("-C: CPU %d is not online "
+					       "(online: %s)",
+					       cpus[i], list);
+			}
+		}
+		free(online);
 	} else {
 		cpus = kp_perfev_cpus_online(&ncpus);
 		if (!cpus)

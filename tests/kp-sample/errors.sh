@@ -28,6 +28,8 @@ usage -a -e no-such-event
 usage -a -C 0
 usage -C 1-0 -d 1
 usage -C x -d 1
+usage -C 0-$NCPU -d 1
+grep -q "CPU $NCPU is not online (online: " <(kp-sample -C 0-$NCPU -d 1 2>&1) || fail "-C offline message"
 usage -a -d 0
 usage -a -d -1
 usage -p 1 true
