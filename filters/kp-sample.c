@@ -1589,6 +1589,7 @@ main(int argc, char **argv)
 			if (j == nonline) {
 				kp_perfev_cpus_format(online, nonline, list,
 						      sizeof(list));
+				free(online);
 				kp_usage_error("-C: CPU %d is not online "
 					       "(online: %s)",
 					       cpus[i], list);
