@@ -181,3 +181,19 @@ kp_conv_hex(const char *s, const char *e, uint64_t *v)
 	*v = x;
 	return true;
 }
+
+void
+kp_conv_files(struct kp_agg *agg, int nfiles, char **files,
+	      kp_conv_fn convert, void *o)
+{
+	struct kp_input *in;
+	const char *why;
+	int i;
+
+	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
+		in = kp_input_open(nfiles ? files[i] : "-");
+		if (convert(agg, in, o, &why) < 0)
+			kp_die("%s: %s", kp_input_name(in), why);
+		kp_input_close(in);
+	}
+}

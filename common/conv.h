@@ -88,8 +88,9 @@ struct kp_perf_opts {
 	unsigned long samples, samples_other;
 };
 
-int kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
-		    struct kp_perf_opts *o, const char **why);
+/* o: struct kp_perf_opts * (void * so that kp_conv_files can take it) */
+int kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+		    const char **why);
 void kp_perf_opts_free(struct kp_perf_opts *o);
 
 /* ---- DTrace printa(stack()) ---- */
@@ -98,8 +99,9 @@ struct kp_dtrace_opts {
 	bool offsets; /* keep "+0xOFF" in the symbol name (stackcollapse.pl) */
 };
 
-int kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in,
-		      const struct kp_dtrace_opts *o, const char **why);
+/* o: struct kp_dtrace_opts * */
+int kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+		      const char **why);
 
 /* ---- bpftrace map output ---- */
 
@@ -107,7 +109,18 @@ struct kp_bpftrace_opts {
 	bool keys; /* keep the other map keys (comm, pid ...) as frames */
 };
 
-int kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in,
-			const struct kp_bpftrace_opts *o, const char **why);
+/* o: struct kp_bpftrace_opts * */
+int kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+			const char **why);
+
+/*
+ * The converters' driver: run convert on each file (none: "-", standard
+ * input) into agg, one streaming pass each; a file of the wrong kind
+ * (convert returns -1 with *why) is fatal: "prog: FILE: why", exit 2.
+ */
+typedef int (*kp_conv_fn)(struct kp_agg *agg, struct kp_input *in, void *o,
+			  const char **why);
+void kp_conv_files(struct kp_agg *agg, int nfiles, char **files,
+		   kp_conv_fn convert, void *o);
 
 #endif /* KP_CONV_H */

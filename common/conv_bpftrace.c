@@ -301,9 +301,10 @@ wrong:
 }
 
 int
-kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in,
-		    const struct kp_bpftrace_opts *o, const char **why)
+kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+		    const char **why)
 {
+	const struct kp_bpftrace_opts *o = arg;
 	struct bpf b;
 	char *line;
 	const char *s, *e, *br;

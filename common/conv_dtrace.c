@@ -272,9 +272,10 @@ check_kind(struct kp_input *in, const char **why)
 }
 
 int
-kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in,
-		  const struct kp_dtrace_opts *o, const char **why)
+kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+		  const char **why)
 {
+	const struct kp_dtrace_opts *o = arg;
 	struct dtrace dt;
 	char *line, *s;
 	size_t len, n;

@@ -909,9 +909,10 @@ check_kind(struct kp_input *in, const char **why)
 }
 
 int
-kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
-		struct kp_perf_opts *o, const char **why)
+kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+		const char **why)
 {
+	struct kp_perf_opts *o = arg;
 	struct perf pf;
 	struct hdr h;
 	const struct pline *pl;

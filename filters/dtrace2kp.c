@@ -43,9 +43,7 @@ main(int argc, char **argv)
 	};
 	struct kp_dtrace_opts o;
 	struct kp_agg *agg;
-	struct kp_input *in;
-	const char *why;
-	int ch, i;
+	int ch;
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
@@ -64,12 +62,7 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_new();
-	for (i = 0; i < (argc ? argc : 1); i++) {
-		in = kp_input_open(argc ? argv[i] : "-");
-		if (kp_dtrace_convert(agg, in, &o, &why) < 0)
-			kp_die("%s: %s", kp_input_name(in), why);
-		kp_input_close(in);
-	}
+	kp_conv_files(agg, argc, argv, kp_dtrace_convert, &o);
 	kp_meta_set("source", "dtrace");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);

@@ -73,9 +73,7 @@ main(int argc, char **argv)
 	};
 	struct kp_perf_opts o;
 	struct kp_agg *agg;
-	struct kp_input *in;
-	const char *why;
-	int ch, i;
+	int ch;
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
@@ -129,12 +127,7 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_new();
-	for (i = 0; i < (argc ? argc : 1); i++) {
-		in = kp_input_open(argc ? argv[i] : "-");
-		if (kp_perf_convert(agg, in, &o, &why) < 0)
-			kp_die("%s: %s", kp_input_name(in), why);
-		kp_input_close(in);
-	}
+	kp_conv_files(agg, argc, argv, kp_perf_convert, &o);
 	if (o.events_other)
 		kp_warn("kept the %lu samples of event %s; skipped %lu of: %s",
 			o.samples, o.event_used, o.samples_other,
