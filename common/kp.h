@@ -79,6 +79,15 @@ extern unsigned long kp_skipped;
 int kp_finish(void);
 /* Check a stream opened for output (fflush + ferror + fclose). */
 int kp_close_output(FILE *fp, const char *name);
+/* "-o FILE": NULL or "-" is stdout; a file that cannot be made: exit 2. */
+FILE *kp_output_open(const char *path);
+/*
+ * The end of a filter that wrote to fp (from kp_output_open): close and
+ * check fp, and on a write error remove a partly written regular file so
+ * that nothing truncated looks complete; then kp_finish().  Returns the
+ * exit status.
+ */
+int kp_output_finish(FILE *fp, const char *path);
 
 /* ---- input.c: fast line input ---- */
 

@@ -37,7 +37,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -402,23 +401,9 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		add_stack(prof, kp_agg_get(agg, i), i + 1, &keys, &cap);
 
-	if (output && strcmp(output, "-") != 0) {
-		fp = fopen(output, "w");
-		if (!fp)
-			kp_die("%s:", output);
-	}
+	fp = kp_output_open(output);
 	write_callgrind(fp, prof, kp_agg_total(agg));
-	status = KP_EXIT_OK;
-	if (fp != stdout && kp_close_output(fp, output) < 0) {
-		struct stat sb;
-
-		/* leave no truncated profile (but never remove a device) */
-		if (stat(output, &sb) == 0 && S_ISREG(sb.st_mode))
-			unlink(output);
-		status = KP_EXIT_FATAL;
-	}
-	if (status == KP_EXIT_OK)
-		status = kp_finish();
+	status = kp_output_finish(fp, output);
 
 	free(costs);
 	HASH_ITER(hh, modtab, e, et) {

@@ -20,7 +20,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -991,7 +990,7 @@ main(int argc, char **argv)
 	const char *output = NULL;
 	FILE *fp = stdout;
 	size_t i, len;
-	int ch, status;
+	int ch;
 	bool ok;
 	char *mw;
 
@@ -1081,22 +1080,7 @@ main(int argc, char **argv)
 				: "samples";
 	}
 	build_children();
-	if (output && strcmp(output, "-") != 0) {
-		fp = fopen(output, "w");
-		if (!fp)
-			kp_die("%s:", output);
-	}
+	fp = kp_output_open(output);
 	write_svg(fp);
-	status = KP_EXIT_OK;
-	if (fp != stdout && kp_close_output(fp, output) < 0) {
-		struct stat sb;
-
-		/* leave no truncated SVG (but never remove a device) */
-		if (stat(output, &sb) == 0 && S_ISREG(sb.st_mode))
-			unlink(output);
-		status = KP_EXIT_FATAL;
-	}
-	if (status == KP_EXIT_OK)
-		status = kp_finish();
-	return status;
+	return kp_output_finish(fp, output);
 }

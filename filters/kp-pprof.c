@@ -38,7 +38,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "kp.h"
 /* uthash with kp's faster hash */
@@ -577,23 +576,9 @@ main(int argc, char **argv)
 	kp_pb_init(&out);
 	build(&out);
 
-	if (opt_output && strcmp(opt_output, "-") != 0) {
-		fp = fopen(opt_output, "wb");
-		if (!fp)
-			kp_die("%s:", opt_output);
-	}
+	fp = kp_output_open(opt_output);
 	write_gzip(fp, &out);
-	status = KP_EXIT_OK;
-	if (fp != stdout && kp_close_output(fp, opt_output) < 0) {
-		struct stat sb;
-
-		/* leave no truncated profile (but never remove a device) */
-		if (stat(opt_output, &sb) == 0 && S_ISREG(sb.st_mode))
-			unlink(opt_output);
-		status = KP_EXIT_FATAL;
-	}
-	if (status == KP_EXIT_OK)
-		status = kp_finish();
+	status = kp_output_finish(fp, opt_output);
 	kp_pb_free(&out);
 	kp_profile_free(prof);
 	kp_agg_free(agg);
