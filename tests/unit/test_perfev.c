@@ -11,17 +11,7 @@
 #include "kp.h"
 #include "perfev.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n",         \
-				__FILE__, __LINE__, #cond);                  \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 #define RING 256 /* bytes of data: small, so records wrap */
 
@@ -188,6 +178,5 @@ main(int argc, char **argv)
 	test_ring();
 	test_cpus();
 	test_names();
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures != 0;
+	return CHECK_DONE();
 }
