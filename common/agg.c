@@ -163,6 +163,17 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 	kp_reader_close(rd);
 }
 
+struct kp_agg *
+kp_agg_read_files(int nfiles, char **files)
+{
+	struct kp_agg *agg = kp_agg_new();
+	int i;
+
+	for (i = 0; i < (nfiles ? nfiles : 1); i++)
+		kp_agg_read(agg, nfiles ? files[i] : "-");
+	return agg;
+}
+
 void
 kp_agg_free(struct kp_agg *agg)
 {

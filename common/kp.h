@@ -253,6 +253,8 @@ void kp_agg_sort(struct kp_agg *agg,
 		 int (*cmp)(const void *, const void *));
 /* Read a whole kp input into agg (convenience for analysis filters). */
 void kp_agg_read(struct kp_agg *agg, const char *path);
+/* A new agg holding the files' records (no file: standard input). */
+struct kp_agg *kp_agg_read_files(int nfiles, char **files);
 void kp_agg_free(struct kp_agg *agg);
 
 /* ---- writer.c: the canonical kp writer ---- */

@@ -253,9 +253,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_new();
-	for (i = 0; i < (size_t)(argc ? argc : 1); i++)
-		kp_agg_read(agg, argc ? argv[i] : "-");
+	agg = kp_agg_read_files(argc, argv);
 
 	n = kp_agg_len(agg);
 	lines = kp_xcalloc(n ? n : 1, sizeof(*lines));

@@ -560,9 +560,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_new();
-	for (i = 0; i < (size_t)(argc ? argc : 1); i++)
-		kp_agg_read(agg, argc ? argv[i] : "-");
+	agg = kp_agg_read_files(argc, argv);
 	if (!kp_agg_total_ok(agg))
 		kp_die("the total count overflows 64 bits");
 	n = kp_agg_len(agg);

@@ -131,7 +131,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_agg *agg;
-	int ch, i;
+	int ch;
 
 	kp_init(argv);
 	while ((ch = getopt_long(argc, argv, "hn:", longopts, NULL)) != -1)
@@ -163,9 +163,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_new();
-	for (i = 0; i < (argc ? argc : 1); i++)
-		kp_agg_read(agg, argc ? argv[i] : "-");
+	agg = kp_agg_read_files(argc, argv);
 	if (!kp_agg_total_ok(agg))
 		kp_die("the total count overflows 64 bits");
 	if (opt_stack)

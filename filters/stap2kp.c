@@ -50,7 +50,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_agg *agg;
-	int ch, i;
+	int ch;
 
 	kp_init(argv);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
@@ -64,9 +64,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_new();
-	for (i = 0; i < (argc ? argc : 1); i++)
-		kp_agg_read(agg, argc ? argv[i] : "-");
+	agg = kp_agg_read_files(argc, argv);
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);
 	return kp_finish();
