@@ -34,8 +34,20 @@ void
 kp_conv_free(struct kp_conv *cv)
 {
 	free(cv->frames);
+	free(cv->tmp);
 	cv->frames = NULL;
-	cv->n = cv->cap = 0;
+	cv->tmp = NULL;
+	cv->n = cv->cap = cv->tmpcap = 0;
+}
+
+char *
+kp_conv_tmp(struct kp_conv *cv, size_t n)
+{
+	if (cv->tmpcap < n + 1) {
+		cv->tmpcap = n + 64;
+		cv->tmp = kp_xrealloc(cv->tmp, cv->tmpcap);
+	}
+	return cv->tmp;
 }
 
 /* Text the kp frame grammar could read differently from what it is. */

@@ -22,6 +22,8 @@ struct kp_conv {
 	struct kp_input *in;
 	const struct kp_frame **frames;
 	size_t n, cap;
+	char *tmp; /* kp_conv_tmp's scratch buffer */
+	size_t tmpcap;
 };
 
 void kp_conv_init(struct kp_conv *cv, struct kp_agg *agg,
@@ -37,6 +39,8 @@ const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
 /* Add the stack with count (weight) to the aggregation and empty it. */
 void kp_conv_flush(struct kp_conv *cv, uint64_t count);
 void kp_conv_free(struct kp_conv *cv);
+/* A scratch buffer of at least n + 1 bytes, reused by the next call. */
+char *kp_conv_tmp(struct kp_conv *cv, size_t n);
 
 /*
  * stackcollapse-perf.pl's tidy of a function name, in place; returns
@@ -65,6 +69,18 @@ static inline bool
 kp_conv_xdigit(char c)
 {
 	return kp_conv_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* [s, e) is one or more decimal digits. */
+static inline bool
+kp_conv_all_digits(const char *s, const char *e)
+{
+	if (s == e)
+		return false;
+	for (; s < e; s++)
+		if (!kp_conv_digit(*s))
+			return false;
+	return true;
 }
 
 /* Parse hex [s, e) without 0x prefix check; false if empty/bad/long. */

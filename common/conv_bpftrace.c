@@ -29,17 +29,6 @@ struct bpf {
 };
 
 static bool
-all_digits(const char *s, const char *e)
-{
-	if (s == e)
-		return false;
-	for (; s < e; s++)
-		if (!kp_conv_digit(*s))
-			return false;
-	return true;
-}
-
-static bool
 all_hex(const char *s, const char *e)
 {
 	if (s == e)
@@ -212,7 +201,7 @@ entry_end(struct bpf *b, const char *s, const char *e)
 	p = br + 2;
 	while (p < e && kp_conv_blank(*p))
 		p++;
-	if (p < e && !all_digits(p, e))
+	if (p < e && !kp_conv_all_digits(p, e))
 		return false;
 	/* scalars before "]": ", dd" */
 	{

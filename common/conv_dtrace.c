@@ -15,8 +15,6 @@ struct dtrace {
 	const struct kp_dtrace_opts *o;
 	struct kp_input *in;
 	struct kp_conv cv;
-	char *tmp;
-	size_t tmpcap;
 	bool header; /* still before the first record */
 	bool any;    /* a frame or count was seen */
 	bool lines;  /* a non-blank line was seen */
@@ -77,16 +75,6 @@ is_header(const char *s, size_t n)
 		}
 	}
 	return false;
-}
-
-static char *
-tmpbuf(struct dtrace *dt, size_t n)
-{
-	if (dt->tmpcap < n + 1) {
-		dt->tmpcap = n + 64;
-		dt->tmp = kp_xrealloc(dt->tmp, dt->tmpcap);
-	}
-	return dt->tmp;
 }
 
 /*
@@ -181,7 +169,7 @@ frame_line(struct dtrace *dt, const char *s, size_t n)
 				piece++;
 				k--;
 			}
-		t = tmpbuf(dt, k);
+		t = kp_conv_tmp(&dt->cv, k);
 		memcpy(t, piece, k);
 		k = uncpp(t, k);
 		{
@@ -331,6 +319,5 @@ kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		kp_input_skip(in, "no stacks: the input has only header "
 				  "lines");
 	kp_conv_free(&dt.cv);
-	free(dt.tmp);
 	return 0;
 }

@@ -45,8 +45,6 @@ struct perf {
 	struct kp_conv cv;
 	struct slot *tab;
 	size_t tabcap, tabn;
-	char *tmp;
-	size_t tmpcap;
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
 	bool headers; /* a sample header was seen (else -F ip,sym) */
@@ -121,16 +119,6 @@ map_module(const char *m, size_t len, bool *kernel)
 }
 
 /* ---- frame lines ---- */
-
-static char *
-tmpbuf(struct perf *pf, size_t n)
-{
-	if (pf->tmpcap < n + 1) {
-		pf->tmpcap = n + 64;
-		pf->tmp = kp_xrealloc(pf->tmp, pf->tmpcap);
-	}
-	return pf->tmp;
-}
 
 /*
  * A frame line, after its indent (perf script -g, any -F selection
@@ -241,7 +229,7 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 		f.addr = addr;
 		flags = KP_F_ADDR;
 		k = plen[i];
-		t = tmpbuf(pf, k);
+		t = kp_conv_tmp(&pf->cv, k);
 		memcpy(t, piece[i], k);
 		if (!pf->o->raw_names && k) {
 			k = kp_conv_tidy_generic(t, k);
@@ -416,17 +404,13 @@ struct hdr {
 	bool has_period;
 };
 
+/* A pid or tid: digits, or -1 for an exiting task. */
 static bool
-all_digits(const char *s, const char *e)
+id_digits(const char *s, const char *e)
 {
 	if (s < e && *s == '-')
-		s++; /* exiting task: -1 */
-	if (s == e)
-		return false;
-	for (; s < e; s++)
-		if (!kp_conv_digit(*s))
-			return false;
-	return true;
+		s++;
+	return kp_conv_all_digits(s, e);
 }
 
 /* PID, PID/TID or -1 */
@@ -436,7 +420,7 @@ pid_tid(const char *s, const char *e, struct hdr *h)
 	const char *sl = memchr(s, '/', (size_t)(e - s));
 
 	if (sl) {
-		if (!all_digits(s, sl) || !all_digits(sl + 1, e))
+		if (!id_digits(s, sl) || !id_digits(sl + 1, e))
 			return false;
 		h->pid = s;
 		h->pide = sl;
@@ -444,7 +428,7 @@ pid_tid(const char *s, const char *e, struct hdr *h)
 		h->tide = e;
 		return true;
 	}
-	if (!all_digits(s, e))
+	if (!id_digits(s, e))
 		return false;
 	h->pid = h->pide = NULL;
 	h->tid = s;
@@ -460,14 +444,15 @@ is_time(const char *s, const char *e)
 	if (e - s < 4 || e[-1] != ':')
 		return false;
 	dot = memchr(s, '.', (size_t)(e - s));
-	return dot && all_digits(s, dot) && all_digits(dot + 1, e - 1);
+	return dot && kp_conv_all_digits(s, dot) &&
+	       kp_conv_all_digits(dot + 1, e - 1);
 }
 
 static bool
 is_cpu(const char *s, const char *e)
 {
 	return e - s >= 3 && *s == '[' && e[-1] == ']' &&
-	       all_digits(s + 1, e - 1);
+	       kp_conv_all_digits(s + 1, e - 1);
 }
 
 #define MAXTOK 48
@@ -612,7 +597,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		if (j < 1 || !pid_tid(ts[j], te[j], h))
 			return false;
 		i = it + 1;
-		if (i < nt && all_digits(ts[i], te[i]) && i + 1 < nt) {
+		if (i < nt && kp_conv_all_digits(ts[i], te[i]) && i + 1 < nt) {
 			h->has_period = dec(ts[i], te[i], &h->period);
 			i++;
 		}
@@ -631,7 +616,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		j = i - 1;
 		if (is_cpu(ts[j], te[j]))
 			j--;
-		if (j >= 2 && all_digits(ts[j], te[j]) &&
+		if (j >= 2 && kp_conv_all_digits(ts[j], te[j]) &&
 		    (is_cpu(ts[j - 1], te[j - 1]) ||
 		     pid_tid(ts[j - 1], te[j - 1], h))) {
 			h->has_period = dec(ts[j], te[j], &h->period);
@@ -692,7 +677,7 @@ proc_frame(struct perf *pf, const struct hdr *h)
 	size_t clen = h->comm ? (size_t)(h->comme - h->comm) : 9, n, i;
 	size_t plen = h->pid ? (size_t)(h->pide - h->pid) : 1;
 	size_t tlen = h->tid ? (size_t)(h->tide - h->tid) : 1;
-	char *t = tmpbuf(pf, clen + plen + tlen + 3);
+	char *t = kp_conv_tmp(&pf->cv, clen + plen + tlen + 3);
 
 	memcpy(t, comm, clen);
 	for (i = 0; i < clen; i++)
@@ -1007,7 +992,6 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	for (n = 0; n < pf.tabcap; n++)
 		free(pf.tab[n].pl);
 	free(pf.tab);
-	free(pf.tmp);
 	free(pf.comm);
 	return 0;
 }
