@@ -339,15 +339,21 @@ check_offset:
 }
 
 bool
+kp_module_is_vmlinux(const char *m)
+{
+	return m && (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
+		     strcmp(m, "[kernel.kallsyms]") == 0 ||
+		     strcmp(m, "kernel.kallsyms") == 0);
+}
+
+bool
 kp_module_is_kernel(const char *m)
 {
 	size_t n;
 
 	if (!m || !*m)
 		return false;
-	if (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
-	    strcmp(m, "[kernel.kallsyms]") == 0 ||
-	    strcmp(m, "kernel.kallsyms") == 0)
+	if (kp_module_is_vmlinux(m))
 		return true;
 	if (m[0] == '/' || m[0] == '[' || strchr(m, '/'))
 		return false;

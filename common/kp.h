@@ -170,7 +170,10 @@ size_t kp_frame_count(void);
 int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		   const char **why);
 
-/* True when the module names kernel code (kernel, vmlinux, a module). */
+/* True when the module is the kernel image (kernel, vmlinux*,
+ * [kernel.kallsyms]). */
+bool kp_module_is_vmlinux(const char *module);
+/* True when the module names kernel code (the image or a module). */
 bool kp_module_is_kernel(const char *module);
 
 /*

@@ -71,9 +71,7 @@ kp_module_norm(const char *m)
 {
 	if (!m)
 		return NULL;
-	if (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
-	    strcmp(m, "[kernel.kallsyms]") == 0 ||
-	    strcmp(m, "kernel.kallsyms") == 0)
+	if (kp_module_is_vmlinux(m))
 		return kp_intern_str(KP_MODULE_KERNEL);
 	return kp_intern_str(m);
 }

@@ -234,9 +234,7 @@ frame_kind(const struct kp_frame *f)
 	const char *m = f->module;
 
 	if (m) {
-		if (strcmp(m, "kernel") == 0 || strncmp(m, "vmlinux", 7) == 0 ||
-		    strcmp(m, "[kernel.kallsyms]") == 0 ||
-		    strcmp(m, "kernel.kallsyms") == 0)
+		if (kp_module_is_vmlinux(m))
 			return K_KERNEL;
 		return kp_module_is_kernel(m) ? K_KMOD : K_USER;
 	}
