@@ -155,7 +155,7 @@ frame(struct bpf *b, const char *s, const char *e)
 	if (mod && !(mode - mod == 9 && memcmp(mod, "[unknown]", 9) == 0) &&
 	    mode > mod)
 		f.module = kp_intern(mod, (size_t)(mode - mod));
-	else if ((f.flags & KP_F_ADDR) && f.addr >= 0xffff800000000000ull)
+	else if ((f.flags & KP_F_ADDR) && kp_addr_is_kernel(f.addr))
 		f.module = kp_intern("kernel", 6);
 	kp_conv_push(&b->cv, kp_conv_intern(&f));
 	return 0;

@@ -181,7 +181,7 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 		inlined = true;
 	else if (dso)
 		module = map_module(dso, (size_t)(de - dso), &pl->kernel);
-	if (!dso && addr >= 0xffff800000000000ull)
+	if (!dso && kp_addr_is_kernel(addr))
 		pl->kernel = true;
 	sym = p;
 	se = e;

@@ -170,6 +170,13 @@ size_t kp_frame_count(void);
 int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		   const char **why);
 
+/* True for an x86-64 kernel-half address (0xffff800000000000 and up). */
+static inline bool
+kp_addr_is_kernel(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ull;
+}
+
 /* True when the module is the kernel image (kernel, vmlinux*,
  * [kernel.kallsyms]). */
 bool kp_module_is_vmlinux(const char *module);

@@ -238,7 +238,7 @@ frame_kind(const struct kp_frame *f)
 			return K_KERNEL;
 		return kp_module_is_kernel(m) ? K_KMOD : K_USER;
 	}
-	if ((f->flags & KP_F_ADDR) && f->addr >= 0xffff800000000000ull)
+	if ((f->flags & KP_F_ADDR) && kp_addr_is_kernel(f->addr))
 		return K_KERNEL;
 	return K_UNKNOWN;
 }
