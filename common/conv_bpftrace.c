@@ -26,6 +26,8 @@ struct bpf {
 	const struct kp_frame *keys[MAXKEYS];
 	size_t nkeys;
 	unsigned long start; /* line of the "@[" */
+	unsigned long maps;  /* "@...[" lines seen */
+	unsigned long text;  /* other non-blank lines (banners, printf) */
 };
 
 static bool
@@ -325,13 +327,16 @@ kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 				end_entry(&b, 0);
 			}
 			b.in_entry = true;
+			b.maps++;
 			b.start = kp_input_lineno(in);
 			if (!entry_end(&b, br + 1, e))
 				scalars(&b, br + 1, e);
 			continue;
 		}
-		if (!b.in_entry)
+		if (!b.in_entry) {
+			b.text++;
 			continue; /* not map output: banners, printf */
+		}
 		if (entry_end(&b, s, e))
 			continue;
 		if (*s == ',') {
@@ -347,5 +352,11 @@ kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		kp_input_skip(in, "map entry from line %lu has no "
 				  "']: COUNT'; dropped", b.start);
 	kp_conv_free(&b.cv);
+	/* text, but not one map: another kind of file, not an empty map */
+	if (!b.maps && b.text) {
+		*why = "no bpftrace map in the input (expected '@[' then one "
+		       "frame a line, then ']: COUNT')";
+		return -1;
+	}
 	return 0;
 }
