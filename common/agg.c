@@ -45,6 +45,17 @@ kp_agg_new(void)
 }
 
 static void
+add_total(struct kp_agg *agg, uint64_t count)
+{
+	if (agg->total > UINT64_MAX - count) {
+		agg->total = UINT64_MAX;
+		agg->total_ok = false;
+	} else {
+		agg->total += count;
+	}
+}
+
+static void
 grow(struct kp_agg *agg)
 {
 	size_t cap = agg->cap * 2, i, j;
@@ -63,9 +74,10 @@ grow(struct kp_agg *agg)
 	agg->cap = cap;
 }
 
-int
-kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
-	   size_t n, uint64_t count)
+/* The entry of the stack, counted; NULL if its count would overflow. */
+static struct agg_ent *
+add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
+    uint64_t count)
 {
 	size_t keylen = n * sizeof(*frames), j;
 	uint64_t h = kp_hash(frames, keylen);
@@ -79,7 +91,7 @@ kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 			break;
 	if (e) {
 		if (e->st.count > UINT64_MAX - count)
-			return -1;
+			return NULL;
 		e->st.count += count;
 	} else {
 		e = kp_arena_alloc(sizeof(*e));
@@ -100,23 +112,53 @@ kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 		if (agg->len * 2 > agg->cap)
 			grow(agg);
 	}
-	if (agg->total > UINT64_MAX - count) {
-		agg->total = UINT64_MAX;
-		agg->total_ok = false;
-	} else {
-		agg->total += count;
-	}
-	return 0;
+	add_total(agg, count);
+	return e;
 }
+
+int
+kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
+	   size_t n, uint64_t count)
+{
+	return add(agg, frames, n, count) ? 0 : -1;
+}
+
+static const char overflow[] = "count overflows 64 bits when added to an "
+			       "identical stack; record dropped";
 
 void
 kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 		   const struct kp_frame *const *frames, size_t n,
 		   uint64_t count)
 {
-	if (kp_agg_add(agg, frames, n, count) < 0)
-		kp_input_skip(in, "count overflows 64 bits when added to an "
-				  "identical stack; record dropped");
+	if (!add(agg, frames, n, count))
+		kp_input_skip(in, "%s", overflow);
+}
+
+struct kp_stack *
+kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
+		 const struct kp_frame *const *frames, size_t n,
+		 uint64_t count)
+{
+	struct agg_ent *e = add(agg, frames, n, count);
+
+	if (!e) {
+		kp_input_skip(in, "%s", overflow);
+		return NULL;
+	}
+	return &e->st;
+}
+
+void
+kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
+		 struct kp_stack *st, uint64_t count)
+{
+	if (st->count > UINT64_MAX - count) {
+		kp_input_skip(in, "%s", overflow);
+		return;
+	}
+	st->count += count;
+	add_total(agg, count);
 }
 
 size_t

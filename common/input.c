@@ -123,6 +123,23 @@ kp_input_peek(struct kp_input *in, const char **p)
 	return in->end - in->start;
 }
 
+size_t
+kp_input_buffered(const struct kp_input *in, const char **p)
+{
+	*p = in->buf + in->start;
+	return in->end - in->start;
+}
+
+void
+kp_input_consume(struct kp_input *in, size_t n, unsigned long lines)
+{
+	if (n > in->end - in->start)
+		kp_die("kp_input_consume: %zu bytes, %zu buffered", n,
+		       in->end - in->start);
+	in->start += n;
+	in->lineno += lines;
+}
+
 unsigned long
 kp_input_lineno(const struct kp_input *in)
 {

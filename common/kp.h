@@ -55,6 +55,21 @@ char *kp_xstrdup(const char *s);
 char *kp_xstrndup(const char *s, size_t n);
 
 /*
+ * A pool: many small allocations of one owner (a converter's caches),
+ * carved from large chunks and freed at once.  Zero-initialise the
+ * struct before the first kp_pool_alloc.
+ */
+struct kp_pool {
+	struct kp_pool_chunk *chunks;
+	char *cur;
+	size_t left;
+};
+/* n bytes, aligned for any use; out of memory is fatal. */
+void *kp_pool_alloc(struct kp_pool *pool, size_t n);
+/* Free everything allocated from the pool; it can be used again. */
+void kp_pool_free(struct kp_pool *pool);
+
+/*
  * Strict unsigned parse of s[0..len): base 10 or 16 (an optional 0x/0X
  * prefix is accepted for base 16).  Returns 0 on success, -1 when the
  * text is empty, holds another character, or overflows 64 bits (errno
@@ -114,6 +129,15 @@ _Noreturn void kp_input_die(struct kp_input *in, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The first bytes of the input, without consuming them (format checks). */
 size_t kp_input_peek(struct kp_input *in, const char **p);
+/*
+ * The unread bytes already in the buffer, without reading more: *p and
+ * their count (0 at end of input or when the buffer is used up; the next
+ * kp_input_getline reads on).  A parser that recognises whole lines there
+ * (a repeated block of them) passes over them with kp_input_consume.
+ */
+size_t kp_input_buffered(const struct kp_input *in, const char **p);
+/* Consume n buffered bytes: whole lines, `lines` of them. */
+void kp_input_consume(struct kp_input *in, size_t n, unsigned long lines);
 void kp_input_close(struct kp_input *in);
 
 /* ---- strtab.c: the string interner ---- */
@@ -252,6 +276,18 @@ int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 			const struct kp_frame *const *frames, size_t n,
 			uint64_t count);
+/*
+ * kp_agg_add_or_skip, returning the stack's entry (NULL if skipped): a
+ * handle that stays valid, so that a caller which knows the same stack
+ * comes again (a converter's cached block) adds to it with
+ * kp_agg_add_again, without hashing the frames.
+ */
+struct kp_stack *kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
+				  const struct kp_frame *const *frames,
+				  size_t n, uint64_t count);
+/* Add count to an entry of agg's; on overflow skip, as above. */
+void kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
+		      struct kp_stack *st, uint64_t count);
 /* Distinct stacks, in order of first appearance. */
 size_t kp_agg_len(const struct kp_agg *agg);
 const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);

@@ -3,6 +3,8 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -202,7 +204,25 @@ kp_hash(const void *p, size_t len)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, a, b;
 	size_t i = 0;
 
-	/* 16 bytes a multiply, as wyhash does */
+	/* longer keys (stacks, blocks of lines): 48 bytes a round in three
+	 * independent multiplies, as wyhash does */
+	if (len > 48) {
+		uint64_t h1 = h, h2 = h, c, d;
+
+		for (; i + 48 <= len; i += 48) {
+			memcpy(&a, s + i, 8);
+			memcpy(&b, s + i + 8, 8);
+			h = mix(a ^ 0xa0761d6478bd642full, b ^ h);
+			memcpy(&c, s + i + 16, 8);
+			memcpy(&d, s + i + 24, 8);
+			h1 = mix(c ^ 0xe7037ed1a0b428dbull, d ^ h1);
+			memcpy(&c, s + i + 32, 8);
+			memcpy(&d, s + i + 40, 8);
+			h2 = mix(c ^ 0x8ebc6af09c88c6e3ull, d ^ h2);
+		}
+		h ^= h1 ^ h2;
+	}
+	/* 16 bytes a multiply */
 	for (; i + 16 <= len; i += 16) {
 		memcpy(&a, s + i, 8);
 		memcpy(&b, s + i + 8, 8);
@@ -278,4 +298,60 @@ kp_finish(void)
 		status = KP_EXIT_SKIPPED;
 	}
 	return status;
+}
+
+/* ---- pools ---- */
+
+#define POOL_CHUNK (256u << 10)
+
+struct kp_pool_chunk {
+	struct kp_pool_chunk *next;
+	max_align_t data[];
+};
+
+void *
+kp_pool_alloc(struct kp_pool *pool, size_t n)
+{
+	const size_t align = sizeof(max_align_t);
+	struct kp_pool_chunk *c;
+	void *p;
+
+	if (n > SIZE_MAX - align - sizeof(*c))
+		kp_die("out of memory");
+	n = (n + align - 1) & ~(align - 1);
+	if (n > POOL_CHUNK / 4) {
+		/* a chunk of its own, behind the current one */
+		c = kp_xmalloc(sizeof(*c) + n);
+		if (pool->chunks) {
+			c->next = pool->chunks->next;
+			pool->chunks->next = c;
+		} else {
+			c->next = NULL;
+			pool->chunks = c;
+		}
+		return c->data;
+	}
+	if (n > pool->left) {
+		c = kp_xmalloc(sizeof(*c) + POOL_CHUNK);
+		c->next = pool->chunks;
+		pool->chunks = c;
+		pool->cur = (char *)c->data;
+		pool->left = POOL_CHUNK;
+	}
+	p = pool->cur;
+	pool->cur += n;
+	pool->left -= n;
+	return p;
+}
+
+void
+kp_pool_free(struct kp_pool *pool)
+{
+	struct kp_pool_chunk *c, *next;
+
+	for (c = pool->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	memset(pool, 0, sizeof(*pool));
 }
