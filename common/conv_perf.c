@@ -2,12 +2,16 @@
  * conv_perf.c - "perf script" text to kp stacks, in one streaming pass.
  *
  * A sample is a header line, its frame lines (leaf first), and a blank
- * line.  Frame lines are cached by their text, so a repeated line costs
- * one hash and one memcmp; memory grows with the distinct lines, not
- * with the input.
+ * line.  A sample's frame lines together (a "block") are cached by their
+ * text, and so is each frame line, so a repeated block or line costs one
+ * hash and one memcmp; memory grows with the distinct blocks and lines,
+ * not with the input.
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "conv.h"
 
@@ -56,6 +60,13 @@ struct perf {
 	char *others;
 	size_t otherslen;
 	size_t evlen; /* strlen(o->event_used) */
+	/* the block cache (see "blocks" below) */
+	struct bslot *btab;
+	size_t btabcap, btabn;
+	struct kp_pool pool; /* cached lines and blocks */
+	unsigned long ended;	     /* samples ended: end_sample calls */
+	unsigned long found, nofind; /* blocks whose end was found, not */
+	bool in_block;		     /* reading a new block's lines */
 };
 
 /* ---- module names ---- */
@@ -320,7 +331,7 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 		}
 		free(old);
 	}
-	pl = kp_xmalloc(sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
+	pl = kp_pool_alloc(&pf->pool, sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
 	pl->len = (uint32_t)len;
 	pl->n = tmp.n;
 	pl->java = pf->java;
@@ -501,35 +512,38 @@ dec(const char *s, const char *e, uint64_t *v)
 static bool
 parse_header_fast(const char *s, size_t len, struct hdr *h)
 {
-	const char *e = s + len, *c, *p, *q, *t;
-	bool dot = false;
+	const char *e = s + len, *c, *p, *q, *t, *dot, *sl;
+	uint64_t x;
 
 	c = memchr(s, ':', len);
-	if (!c || c == s || (c + 1 < e && !kp_conv_blank(c[1])))
+	if (!c || c - s < 6 || (c + 1 < e && !kp_conv_blank(c[1])))
 		return false;
-	/* DIGITS.DIGITS before the ':' */
-	for (t = c; t > s && (kp_conv_digit(t[-1]) || t[-1] == '.'); t--)
-		if (t[-1] == '.') {
-			if (dot)
-				return false;
-			dot = true;
-		}
-	if (!dot || t == s || !kp_conv_blank(t[-1]) || !kp_conv_digit(*t) ||
-	    !kp_conv_digit(c[-1]))
+	/* DIGITS.DIGITS before the ':', a blank before them */
+	for (t = c; t > s && kp_conv_digit(t[-1]); t--)
+		;
+	if (t == c || t - s < 4 || t[-1] != '.')
 		return false;
-	memset(h, 0, sizeof(*h));
+	dot = t - 1;
+	for (t = dot; t > s && kp_conv_digit(t[-1]); t--)
+		;
+	if (t == dot || t == s || !kp_conv_blank(t[-1]))
+		return false;
+	h->period = 0;
+	h->has_period = false;
+	h->comm = h->pid = h->tid = NULL;
 	/* right: [period] event: [rest] */
 	for (p = c + 1; p < e && kp_conv_blank(*p); p++)
 		;
-	for (q = p; q < e && !kp_conv_blank(*q); q++)
-		;
-	if (q < e && dec(p, q, &h->period)) {
+	for (q = p, x = 0; q < e && kp_conv_digit(*q); q++)
+		x = x * 10 + (uint64_t)(*q - '0');
+	if (q > p && q < e && kp_conv_blank(*q) && q - p <= 19) {
+		h->period = x ? x : 1;
 		h->has_period = true;
 		for (p = q; p < e && kp_conv_blank(*p); p++)
 			;
-		for (q = p; q < e && !kp_conv_blank(*q); q++)
-			;
 	}
+	for (q = p; q < e && !kp_conv_blank(*q); q++)
+		;
 	if (q - p < 2 || q[-1] != ':')
 		return false;
 	h->ev = p;
@@ -539,26 +553,42 @@ parse_header_fast(const char *s, size_t len, struct hdr *h)
 	h->rest = p;
 	h->reste = e;
 	/* left: [cpu] pid/tid, then the comm */
-	for (q = t; q > s && kp_conv_blank(q[-1]); q--)
+	for (q = t - 1; q > s && kp_conv_blank(q[-1]); q--)
 		;
-	for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
-		;
-	if (is_cpu(p, q)) {
-		for (q = p; q > s && kp_conv_blank(q[-1]); q--)
+	if (q - s >= 4 && q[-1] == ']') {
+		/* "[cpu]" */
+		for (p = q - 1; p > s && kp_conv_digit(p[-1]); p--)
 			;
-		for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+		if (p == q - 1 || p == s || p[-1] != '[')
+			return false;
+		for (q = p - 1; q > s && kp_conv_blank(q[-1]); q--)
 			;
 	}
-	if (p == s || !pid_tid(p, q, h))
+	/* PID, PID/TID, -1 */
+	sl = NULL;
+	for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
+		if (p[-1] == '/' && !sl)
+			sl = p - 1;
+	if (p == s || p == q)
 		return false;
+	if (sl) {
+		if (!id_digits(p, sl) || !id_digits(sl + 1, q))
+			return false;
+		h->pid = p;
+		h->pide = sl;
+		h->tid = sl + 1;
+	} else {
+		if (!id_digits(p, q))
+			return false;
+		h->tid = p;
+	}
+	h->tide = q;
 	for (q = p; q > s && kp_conv_blank(q[-1]); q--)
 		;
 	if (q == s)
 		return false;
 	h->comm = s;
 	h->comme = q;
-	if (h->has_period && h->period == 0)
-		h->period = 1;
 	return true;
 }
 
@@ -719,20 +749,36 @@ proc_frame(struct perf *pf, const struct hdr *h)
 	}
 }
 
-static void
-end_sample(struct perf *pf)
+/*
+ * The sample is complete: its stack goes into the aggregation, whose
+ * entry for it is returned (NULL if it was not kept).  memo: the entry
+ * is already known (a cached block's), the frames were not pushed.
+ */
+static struct kp_stack *
+end_sample(struct perf *pf, struct kp_stack *memo)
 {
+	struct kp_stack *st = NULL;
+
+	pf->ended++;
 	if (pf->in_sample && !pf->skip_sample) {
-		if (pf->proc)
-			kp_conv_push(&pf->cv, pf->proc);
-		if (pf->cv.n == 0)
-			kp_conv_push(&pf->cv, kp_frame_make(0, 0, "[no stack]",
-							    NULL));
-		kp_conv_flush(&pf->cv, pf->weight);
+		if (memo) {
+			kp_agg_add_again(pf->cv.agg, pf->in, memo, pf->weight);
+		} else {
+			if (pf->proc)
+				kp_conv_push(&pf->cv, pf->proc);
+			if (pf->cv.n == 0)
+				kp_conv_push(&pf->cv,
+					     kp_frame_make(0, 0, "[no stack]",
+							   NULL));
+			st = kp_agg_add_entry(pf->cv.agg, pf->in,
+					      pf->cv.frames, pf->cv.n,
+					      pf->weight);
+		}
 		pf->o->samples++;
 	}
 	pf->cv.n = 0;
 	pf->in_sample = pf->skip_sample = false;
+	return st;
 }
 
 static void
@@ -893,17 +939,329 @@ check_kind(struct kp_input *in, const char **why)
 	return 0;
 }
 
+/* ---- blocks: a sample's frame lines at once ---- */
+
+/*
+ * A sample's frame lines repeat far more than its header (which holds a
+ * time stamp): in samples/perf-dd-a-g.txt, a 2-second capture of this
+ * machine, 589 samples hold 386 distinct blocks of frame lines, and a
+ * longer capture repeats them more.  So after a header,
+ * the bytes up to the blank line that ends the sample (the "block") are
+ * looked up whole in a second cache: a hit costs one scan for the blank
+ * line, one hash and one memcmp of the block, where the line cache costs
+ * a line read, a hash and a memcmp per frame.  A block enters the cache
+ * only when the lines of it, read one by one, made a plain sample: frame
+ * (or srcline) lines, no skipped line, nothing that ended the sample
+ * early; the same bytes under the same state (the java tidy, a sample
+ * not filtered out, no frame from the header line) then give the same
+ * frames.  Memory grows with the distinct blocks, as the stacks do.
+ */
+struct block {
+	uint32_t len;	    /* of the text, through the empty line */
+	uint32_t lines;	    /* lines in it, the empty one included */
+	uint32_t n;	    /* frames */
+	bool java;
+	/* the aggregation's entry for these frames under process frame
+	 * memo_proc, once known */
+	struct kp_stack *memo;
+	const struct kp_frame *memo_proc;
+	const struct kp_frame *fr[]; /* then the text */
+};
+
+#define BLOCK_TEXT(b) ((const char *)((b)->fr + (b)->n))
+#define BLOCK_MAX (64u << 10) /* scanned for its end at most */
+
+/*
+ * A slot of the block table: a cached block, or SEEN, the hash of a
+ * block seen once and not kept.  A block is cached when it comes a
+ * second time: most of the blocks that come once only (in a 40-second
+ * capture of a compiler, 2 in 3) then cost a slot, not a copy.
+ */
+struct bslot {
+	uint64_t hash;
+	struct block *b; /* NULL: empty */
+};
+
+static struct block seen_once;
+#define SEEN (&seen_once)
+
+/*
+ * The length of the block at p: through the first empty line, the
+ * line's "\n" included (p follows a "\n", so a "\n" at p[0] is an empty
+ * line).  0 if there is none in [p, p + n).
+ */
+static size_t
+block_end(const char *p, size_t n)
+{
+	size_t i = 0;
+	bool prev = true; /* p[-1] is a "\n" */
+
+#ifdef __SSE2__
+	/* 64 bytes a round: a bit per "\n", and "\n" after "\n" */
+	const __m128i lf = _mm_set1_epi8('\n');
+#define LF_MASK(k)                                                        \
+	((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(            \
+		 _mm_loadu_si128((const __m128i *)(p + i + 16 * (k))), lf)) \
+	 << (16 * (k)))
+
+	for (; i + 64 <= n; i += 64) {
+		uint64_t m = LF_MASK(0) | LF_MASK(1) | LF_MASK(2) | LF_MASK(3);
+		uint64_t two = m & (m << 1 | (uint64_t)prev);
+
+		if (two)
+			return i + (size_t)__builtin_ctzll(two) + 1;
+		prev = m >> 63;
+	}
+#undef LF_MASK
+#endif
+	for (; i < n; i++) {
+		if (p[i] != '\n') {
+			prev = false;
+			continue;
+		}
+		if (prev)
+			return i + 1;
+		prev = true;
+	}
+	return 0;
+}
+
+/*
+ * The slot of the block [p, p + len) with hash h: its cached block, a
+ * SEEN slot of that hash, or the empty slot where it would go.
+ */
+static struct bslot *
+probe_block(struct perf *pf, const char *p, size_t len, uint64_t h)
+{
+	size_t mask = pf->btabcap - 1, i;
+	struct bslot *sl;
+
+	for (i = h & mask;; i = (i + 1) & mask) {
+		sl = &pf->btab[i];
+		if (!sl->b)
+			return sl;
+		if (sl->hash != h)
+			continue;
+		if (sl->b == SEEN)
+			return sl;
+		if (sl->b->len == len && sl->b->java == pf->java &&
+		    memcmp(BLOCK_TEXT(sl->b), p, len) == 0)
+			return sl;
+	}
+}
+
+/* Room for one more slot in the block table (at most half full). */
+static void
+grow_blocks(struct perf *pf)
+{
+	struct bslot *old = pf->btab;
+	size_t oldcap = pf->btabcap, mask, i, j;
+
+	if ((pf->btabn + 1) * 2 <= pf->btabcap)
+		return;
+	pf->btabcap = oldcap ? oldcap * 2 : 1024;
+	pf->btab = kp_xcalloc(pf->btabcap, sizeof(*pf->btab));
+	mask = pf->btabcap - 1;
+	for (j = 0; j < oldcap; j++) {
+		if (!old[j].b)
+			continue;
+		for (i = old[j].hash & mask; pf->btab[i].b; i = (i + 1) & mask)
+			;
+		pf->btab[i] = old[j];
+	}
+	free(old);
+}
+
+/* The block text[0..len) of `lines` lines made the frames in pf->cv. */
+static struct block *
+new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
+{
+	struct block *b;
+
+	b = kp_pool_alloc(&pf->pool,
+			  sizeof(*b) + pf->cv.n * sizeof(b->fr[0]) + len);
+	b->len = (uint32_t)len;
+	b->lines = (uint32_t)lines;
+	b->n = (uint32_t)pf->cv.n;
+	b->java = pf->java;
+	b->memo = NULL;
+	b->memo_proc = NULL;
+	memcpy(b->fr, pf->cv.frames, pf->cv.n * sizeof(b->fr[0]));
+	memcpy((char *)(b->fr + b->n), text, len);
+	return b;
+}
+
+static void perf_line(struct perf *pf, char *line, size_t len);
+
+/*
+ * Right after a sample's header: its frame lines and the blank line, as
+ * a block from the cache, or read line by line (and cached if seen
+ * before).
+ */
+static void
+block(struct perf *pf)
+{
+	struct kp_input *in = pf->in;
+	struct bslot *sl;
+	struct block *b;
+	const char *p, *q, *last;
+	char *line, *text = NULL;
+	size_t avail, len, n, i;
+	unsigned long ended0, skipped0, line0;
+	uint64_t h;
+
+	/* not inside a new block's lines; not where samples are not kept
+	 * or have a frame on the header line; not on input where the
+	 * most do not end in an empty line (CRLF line ends) */
+	if (pf->in_block || pf->skip_sample || pf->cv.n != 0 ||
+	    (pf->nofind >= 16 && pf->nofind > pf->found))
+		return;
+	avail = kp_input_buffered(in, &p);
+	len = block_end(p, avail < BLOCK_MAX ? avail : BLOCK_MAX);
+	if (len == 0) {
+		/* the buffer's end (the lines are read one by one) */
+		pf->nofind++;
+		return;
+	}
+	pf->found++;
+	h = kp_hash(p, len) ^ (pf->java ? 0x5bd1e995u : 0);
+	grow_blocks(pf);
+	sl = probe_block(pf, p, len, h);
+	b = sl->b;
+	if (b && b != SEEN) {
+		kp_input_consume(in, len, b->lines);
+		if (b->memo && b->memo_proc == pf->proc) {
+			end_sample(pf, b->memo);
+		} else {
+			for (i = 0; i < b->n; i++)
+				kp_conv_push(&pf->cv, b->fr[i]);
+			b->memo = end_sample(pf, NULL);
+			b->memo_proc = pf->proc;
+		}
+		pf->orphan = false;
+		return;
+	}
+	if (!b) {
+		/* the first time: remembered, read line by line */
+		sl->hash = h;
+		sl->b = SEEN;
+		pf->btabn++;
+	} else {
+		/* the second: read line by line and cached (the reader
+		 * ends each line with a NUL in the buffer: copy first) */
+		text = kp_xmalloc(len);
+		memcpy(text, p, len);
+	}
+	ended0 = pf->ended;
+	skipped0 = kp_skipped;
+	line0 = kp_input_lineno(in);
+	last = p + len - 1; /* the empty line */
+	pf->in_block = true;
+	while (kp_input_buffered(in, &q) && q < last) {
+		line = kp_input_getline(in, &n);
+		perf_line(pf, line, n);
+	}
+	pf->in_block = false;
+	if (text && pf->ended == ended0 && kp_skipped == skipped0 &&
+	    pf->in_sample && !pf->skip_sample && !pf->orphan)
+		sl->b = new_block(pf, text, len, kp_input_lineno(in) - line0 + 1);
+	free(text);
+	/* the empty line */
+	line = kp_input_getline(in, &n);
+	perf_line(pf, line, n);
+}
+
+/*
+ * One line of the input, after the line reader: the state machine of
+ * samples (header, frame lines, blank line).
+ */
+static void
+perf_line(struct perf *pf, char *line, size_t len)
+{
+	struct kp_input *in = pf->in;
+	const struct pline *pl;
+	struct hdr h;
+	char *s = line;
+	size_t n = len;
+	uint64_t hash;
+
+	while (n && kp_conv_blank(*s)) {
+		s++;
+		n--;
+	}
+	while (n && kp_conv_blank(s[n - 1]))
+		n--;
+	if (n == 0) {
+		end_sample(pf, NULL);
+		pf->orphan = false;
+		return;
+	}
+	/* comments; -F +srccode's source lines: "|42   code" */
+	if (*s == '#' || pf->orphan ||
+	    (*s == '|' && n > 1 && kp_conv_digit(s[1])))
+		return;
+	if (pf->in_sample) {
+		/* the fast path: a frame line seen before */
+		if (*line != '\t' && parse_header(s, n, &h)) {
+			end_sample(pf, NULL);
+			pf->headers = true;
+			start_sample(pf, &h);
+			block(pf);
+			return;
+		}
+		pl = find_frame(pf, s, n, &hash);
+		if (pl) {
+			if (!pf->skip_sample)
+				push_frames(pf, pl);
+			return;
+		}
+		if (*line == '\t' || !parse_header(s, n, &h)) {
+			if (*line != '\t' && sideband(s, n)) {
+				end_sample(pf, NULL);
+				return;
+			}
+			if (pf->skip_sample)
+				return;
+			frame_line(pf, s, n, hash);
+			return;
+		}
+		end_sample(pf, NULL); /* a header with no blank before */
+		pf->headers = true;
+	} else if (!parse_header(s, n, &h)) {
+		if (sideband(s, n))
+			return;
+		if (*line == '\t' && kp_conv_xdigit(*s) && !pf->headers) {
+			/* -F ip,sym: samples without a header */
+			memset(&h, 0, sizeof(h));
+			start_sample(pf, &h);
+			pl = find_frame(pf, s, n, &hash);
+			if (pl)
+				push_frames(pf, pl);
+			else
+				frame_line(pf, s, n, hash);
+			return;
+		}
+		if (*line == '\t' || !loose_header(s, n, &h)) {
+			kp_input_skip(in, "not a sample header (expected "
+					  "'comm pid [cpu] time: event:'); "
+					  "skipping to the next blank line");
+			pf->orphan = true;
+			return;
+		}
+	}
+	pf->headers = true;
+	start_sample(pf, &h);
+	block(pf);
+}
+
 int
 kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		const char **why)
 {
 	struct kp_perf_opts *o = arg;
 	struct perf pf;
-	struct hdr h;
-	const struct pline *pl;
-	char *line, *s;
-	size_t len, n;
-	uint64_t hash;
+	char *line;
+	size_t len;
 
 	if (check_kind(in, why) < 0)
 		return -1;
@@ -915,83 +1273,14 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	if (o->event_used)
 		pf.evlen = strlen(o->event_used);
 	kp_conv_init(&pf.cv, agg, in);
-	while ((line = kp_input_getline(in, &len)) != NULL) {
-		s = line;
-		n = len;
-		while (n && kp_conv_blank(*s)) {
-			s++;
-			n--;
-		}
-		while (n && kp_conv_blank(s[n - 1]))
-			n--;
-		if (n == 0) {
-			end_sample(&pf);
-			pf.orphan = false;
-			continue;
-		}
-		/* comments; -F +srccode's source lines: "|42   code" */
-		if (*s == '#' || pf.orphan ||
-		    (*s == '|' && n > 1 && kp_conv_digit(s[1])))
-			continue;
-		if (pf.in_sample) {
-			/* the fast path: a frame line seen before */
-			if (*line != '\t' && parse_header(s, n, &h)) {
-				end_sample(&pf);
-				pf.headers = true;
-				start_sample(&pf, &h);
-				continue;
-			}
-			pl = find_frame(&pf, s, n, &hash);
-			if (pl) {
-				if (!pf.skip_sample)
-					push_frames(&pf, pl);
-				continue;
-			}
-			if (*line == '\t' || !parse_header(s, n, &h)) {
-				if (*line != '\t' && sideband(s, n)) {
-					end_sample(&pf);
-					continue;
-				}
-				if (pf.skip_sample)
-					continue;
-				frame_line(&pf, s, n, hash);
-				continue;
-			}
-			end_sample(&pf); /* a header with no blank before */
-			pf.headers = true;
-		} else if (!parse_header(s, n, &h)) {
-			if (sideband(s, n))
-				continue;
-			if (*line == '\t' && kp_conv_xdigit(*s) &&
-			    !pf.headers) {
-				/* -F ip,sym: samples without a header */
-				memset(&h, 0, sizeof(h));
-				start_sample(&pf, &h);
-				pl = find_frame(&pf, s, n, &hash);
-				if (pl)
-					push_frames(&pf, pl);
-				else
-					frame_line(&pf, s, n, hash);
-				continue;
-			}
-			if (*line == '\t' || !loose_header(s, n, &h)) {
-				kp_input_skip(in, "not a sample header "
-						  "(expected 'comm pid [cpu] "
-						  "time: event:'); skipping "
-						  "to the next blank line");
-				pf.orphan = true;
-				continue;
-			}
-		}
-		pf.headers = true;
-		start_sample(&pf, &h);
-	}
-	end_sample(&pf);
+	while ((line = kp_input_getline(in, &len)) != NULL)
+		perf_line(&pf, line, len);
+	end_sample(&pf, NULL);
 	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
-	for (n = 0; n < pf.tabcap; n++)
-		free(pf.tab[n].pl);
 	free(pf.tab);
+	free(pf.btab);
+	kp_pool_free(&pf.pool);
 	free(pf.comm);
 	return 0;
 }

@@ -3,7 +3,11 @@
  * (common/conv_perf.c).
  *
  * The first byte picks the options; the rest is the input.  What is
- * checked is in conv_fuzz.h.
+ * checked is in conv_fuzz.h, and here: the input with CRLF line ends
+ * converts to the same stacks, sample count and skipped lines.  perf2kp
+ * reads a sample's frame lines as one cached block when they end in an
+ * empty line, which CRLF text never has: the two runs compare the block
+ * path with the line-by-line one.
  */
 #include "conv_fuzz.h"
 
@@ -26,10 +30,67 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	return rejected;
 }
 
+/* Convert [p, p + n); the kp written, or NULL if refused. */
+static char *
+run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
+    uint64_t *samples, unsigned long *skipped)
+{
+	char path[64], *out = NULL;
+	struct kp_perf_opts o;
+	struct kp_agg *agg = kp_agg_new();
+	struct kp_input *in;
+	const char *why;
+	int fd = memfd_with(p, n, path, sizeof(path));
+
+	memset(&o, 0, sizeof(o));
+	o.proc = flags & 3;
+	o.space = (flags >> 2) % 3;
+	o.period = flags & 0x10;
+	o.inline_flag = flags & 0x20;
+	o.raw_names = flags & 0x40;
+	kp_skipped = 0;
+	in = kp_input_open(path);
+	if (kp_perf_convert(agg, in, &o, &why) == 0) {
+		out = write_kp(agg, len);
+		*samples = o.samples;
+		*skipped = kp_skipped;
+	}
+	kp_input_close(in);
+	close(fd);
+	kp_perf_opts_free(&o);
+	kp_agg_free(agg);
+	return out;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return conv_fuzz_one(data, size, "fuzz_perf2kp", convert);
+	uint8_t *crlf;
+	char *a, *b;
+	size_t alen = 0, blen = 0, i, n;
+	uint64_t as = 0, bs = 0;
+	unsigned long ak = 0, bk = 0;
+
+	conv_fuzz_one(data, size, "fuzz_perf2kp", convert);
+	if (size < 1 || memchr(data + 1, '\r', size - 1))
+		return 0;
+	crlf = malloc(2 * size);
+	if (!crlf)
+		abort();
+	for (i = 1, n = 0; i < size; i++) {
+		if (data[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = data[i];
+	}
+	a = run(data + 1, size - 1, data[0], &alen, &as, &ak);
+	b = run(crlf, n, data[0], &blen, &bs, &bk);
+	if (a && b &&
+	    (alen != blen || memcmp(a, b, alen) != 0 || as != bs || ak != bk))
+		abort(); /* the block path and the line path differ */
+	free(a);
+	free(b);
+	free(crlf);
+	return 0;
 }
