@@ -49,6 +49,23 @@ for f in "${inputs[@]}"; do
 		fi
 	done
 done
+# a real capture whose stacks are mostly distinct: blocks seen once,
+# cached on their second sighting, counted under many processes
+if [ -f "$S/perf-build-a-g.txt.xz" ]; then
+	xz -dc "$S/perf-build-a-g.txt.xz" > "$t/build"
+	sed 's/$/\r/' "$t/build" > "$t/crlf"
+	for opts in "" "--pid --weight period"; do
+		# shellcheck disable=SC2086
+		perf2kp $opts "$t/build" > "$t/a" 2> "$t/a.err"; sa=$?
+		# shellcheck disable=SC2086
+		perf2kp $opts "$t/crlf" > "$t/b" 2> "$t/b.err"; sb=$?
+		n=$((n + 1))
+		if [ $sa -ne 0 ] || [ $sb -ne 0 ] || ! cmp -s "$t/a" "$t/b"; then
+			echo "FAILED: perf-build-a-g $opts: blocks and lines differ (exit $sa, $sb)"
+			fail=1
+		fi
+	done
+fi
 echo "$n conversions compared"
 [ $n -ge 100 ] || { echo "FAILED: only $n conversions"; fail=1; }
 

@@ -11,9 +11,10 @@ trap 'rm -rf "$t"' EXIT
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; fail=1; fi; }
 total() { awk '/^\t[0-9]+$/ { s += $1 } END { print s + 0 }' "$1"; }
 
-for f in "$S"/perf-*.txt; do
+for f in "$S"/perf-*.txt "$S"/perf-*.txt.xz; do
 	[ -e "$f" ] || continue
 	n=$(basename "$f")
+	case "$f" in *.xz) xz -dc "$f" > "$t/${n%.xz}"; f=$t/${n%.xz} ;; esac
 	perf2kp "$f" > "$t/out" 2> "$t/err"; st=$?
 	check "$n: exit 0, nothing on stderr" '[ $st -eq 0 ] && [ ! -s "$t/err" ]'
 	want=$(grep -c '^[^ 	#].* [0-9][0-9]*\.[0-9]*: ' "$f")
