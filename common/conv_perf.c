@@ -43,6 +43,8 @@ struct pframe {
 	bool kernel, skip;
 };
 
+#define PROC_CACHE 256 /* a power of two */
+
 struct perf {
 	struct kp_perf_opts *o;
 	struct kp_input *in;
@@ -55,8 +57,9 @@ struct perf {
 	uint64_t weight;
 	const struct kp_frame *proc;
 	size_t nkernel; /* frames pushed that are kernel code */
-	char *comm;	/* last process frame's name, to reuse it */
-	size_t commcap;
+	/* process frames by name, a direct-mapped cache: samples of a
+	 * few processes interleave in a system-wide capture */
+	const struct kp_frame *procs[PROC_CACHE];
 	char *others;
 	size_t otherslen;
 	size_t evlen; /* strlen(o->event_used) */
@@ -731,21 +734,23 @@ proc_frame(struct perf *pf, const struct hdr *h)
 			t[n] = '?';
 		n += tlen;
 	}
-	if (pf->proc && pf->commcap > n && memcmp(pf->comm, t, n) == 0 &&
-	    pf->comm[n] == '\0')
-		return pf->proc;
-	if (pf->commcap < n + 1) {
-		pf->commcap = n + 32;
-		pf->comm = kp_xrealloc(pf->comm, pf->commcap);
-	}
-	memcpy(pf->comm, t, n);
-	pf->comm[n] = '\0';
 	{
+		const struct kp_frame **slot =
+			&pf->procs[kp_hash(t, n) & (PROC_CACHE - 1)];
+		const struct kp_frame *fr;
 		struct kp_frame f;
 
+		/* a cached frame's name is its key (names that
+		 * kp_conv_intern changes are not cached) */
+		if (*slot && memcmp((*slot)->sym, t, n) == 0 &&
+		    (*slot)->sym[n] == '\0')
+			return *slot;
 		memset(&f, 0, sizeof(f));
-		f.sym = kp_intern(pf->comm, n);
-		return kp_conv_intern(&f);
+		f.sym = kp_intern(t, n);
+		fr = kp_conv_intern(&f);
+		if (fr->sym == f.sym)
+			*slot = fr;
+		return fr;
 	}
 }
 
@@ -961,10 +966,11 @@ struct block {
 	uint32_t lines;	    /* lines in it, the empty one included */
 	uint32_t n;	    /* frames */
 	bool java;
-	/* the aggregation's entry for these frames under process frame
-	 * memo_proc, once known */
-	struct kp_stack *memo;
-	const struct kp_frame *memo_proc;
+	/* the aggregation's entries for these frames under process frames
+	 * memo_proc[], once known: two, for two processes that take turns */
+	struct kp_stack *memo[2];
+	const struct kp_frame *memo_proc[2];
+	uint8_t memo_next; /* the one to replace */
 	const struct kp_frame *fr[]; /* then the text */
 };
 
@@ -1084,8 +1090,9 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 	b->lines = (uint32_t)lines;
 	b->n = (uint32_t)pf->cv.n;
 	b->java = pf->java;
-	b->memo = NULL;
-	b->memo_proc = NULL;
+	b->memo[0] = b->memo[1] = NULL;
+	b->memo_proc[0] = b->memo_proc[1] = NULL;
+	b->memo_next = 0;
 	memcpy(b->fr, pf->cv.frames, pf->cv.n * sizeof(b->fr[0]));
 	memcpy((char *)(b->fr + b->n), text, len);
 	return b;
@@ -1106,7 +1113,7 @@ block(struct perf *pf)
 	struct block *b;
 	const char *p, *q, *last;
 	char *line, *text = NULL;
-	size_t avail, len, n, i;
+	size_t avail, len, n, i, k;
 	unsigned long ended0, skipped0, line0;
 	uint64_t h;
 
@@ -1130,13 +1137,17 @@ block(struct perf *pf)
 	b = sl->b;
 	if (b && b != SEEN) {
 		kp_input_consume(in, len, b->lines);
-		if (b->memo && b->memo_proc == pf->proc) {
-			end_sample(pf, b->memo);
+		if (b->memo[0] && b->memo_proc[0] == pf->proc) {
+			end_sample(pf, b->memo[0]);
+		} else if (b->memo[1] && b->memo_proc[1] == pf->proc) {
+			end_sample(pf, b->memo[1]);
 		} else {
 			for (i = 0; i < b->n; i++)
 				kp_conv_push(&pf->cv, b->fr[i]);
-			b->memo = end_sample(pf, NULL);
-			b->memo_proc = pf->proc;
+			k = b->memo_next;
+			b->memo_proc[k] = pf->proc;
+			b->memo[k] = end_sample(pf, NULL);
+			b->memo_next = (uint8_t)!k;
 		}
 		pf->orphan = false;
 		return;
@@ -1281,7 +1292,6 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	free(pf.tab);
 	free(pf.btab);
 	kp_pool_free(&pf.pool);
-	free(pf.comm);
 	return 0;
 }
 
