@@ -14,6 +14,8 @@
 #ifndef KP_CONV_H
 #define KP_CONV_H
 
+#include <string.h>
+
 #include "kp.h"
 
 /* The stack under construction: frames leaf first. */
@@ -51,6 +53,19 @@ char *kp_conv_tmp(struct kp_conv *cv, size_t n);
 size_t kp_conv_tidy_generic(char *s, size_t len);
 /* Its Java tidy: "Ljava/lang/Foo;::bar" loses the leading 'L'. */
 size_t kp_conv_tidy_java(char *s, size_t len);
+
+/*
+ * A line holding a NUL byte: skipped with a message (true).  Every name
+ * in kp is a C string: a name cut at a NUL would print as another one.
+ */
+static inline bool
+kp_conv_nul(struct kp_input *in, const char *line, size_t len)
+{
+	if (!memchr(line, '\0', len))
+		return false;
+	kp_input_skip(in, "NUL byte in line");
+	return true;
+}
 
 /* Scanning helpers. */
 static inline bool

@@ -308,6 +308,8 @@ kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	b.in = in;
 	kp_conv_init(&b.cv, agg, in);
 	while ((line = kp_input_getline(in, &len)) != NULL) {
+		if (kp_conv_nul(in, line, len))
+			continue;
 		s = line;
 		e = trim(&s, line + len);
 		if (b.in_hist) {

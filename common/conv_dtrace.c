@@ -277,6 +277,8 @@ kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	dt.header = true;
 	kp_conv_init(&dt.cv, agg, in);
 	while ((line = kp_input_getline(in, &len)) != NULL) {
+		if (kp_conv_nul(in, line, len))
+			continue;
 		s = line;
 		n = len;
 		while (n && kp_conv_blank(*s)) {

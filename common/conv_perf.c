@@ -1196,6 +1196,8 @@ perf_line(struct perf *pf, char *line, size_t len)
 	size_t n = len;
 	uint64_t hash;
 
+	if (kp_conv_nul(in, line, len))
+		return;
 	while (n && kp_conv_blank(*s)) {
 		s++;
 		n--;
