@@ -948,9 +948,9 @@ check_kind(struct kp_input *in, const char **why)
 
 /*
  * A sample's frame lines repeat far more than its header (which holds a
- * time stamp): in samples/perf-dd-a-g.txt, a 2-second capture of this
- * machine, 589 samples hold 386 distinct blocks of frame lines, and a
- * longer capture repeats them more.  So after a header,
+ * time stamp): the 589 samples of samples/perf-dd-a-g.txt hold 386
+ * distinct blocks of frame lines, the 933 of perf-report-kernel.script
+ * 564, the 79,785 of perf-build-a-g 53,641.  So after a header,
  * the bytes up to the blank line that ends the sample (the "block") are
  * looked up whole in a second cache: a hit costs one scan for the blank
  * line, one hash and one memcmp of the block, where the line cache costs
@@ -980,8 +980,9 @@ struct block {
 /*
  * A slot of the block table: a cached block, or SEEN, the hash of a
  * block seen once and not kept.  A block is cached when it comes a
- * second time: most of the blocks that come once only (in a 40-second
- * capture of a compiler, 2 in 3) then cost a slot, not a copy.
+ * second time: the blocks that come once only (in samples/perf-build-
+ * a-g, a 40-second capture of kp's build, 48,153 of the 53,641 distinct
+ * ones) then cost a slot, not a copy.
  */
 struct bslot {
 	uint64_t hash;
