@@ -515,7 +515,7 @@ dec(const char *s, const char *e, uint64_t *v)
 static bool
 parse_header_fast(const char *s, size_t len, struct hdr *h)
 {
-	const char *e = s + len, *c, *p, *q, *t, *dot, *sl;
+	const char *e = s + len, *c, *p, *q, *t, *dot;
 	uint64_t x;
 
 	c = memchr(s, ':', len);
@@ -568,24 +568,10 @@ parse_header_fast(const char *s, size_t len, struct hdr *h)
 			;
 	}
 	/* PID, PID/TID, -1 */
-	sl = NULL;
 	for (p = q; p > s && !kp_conv_blank(p[-1]); p--)
-		if (p[-1] == '/' && !sl)
-			sl = p - 1;
-	if (p == s || p == q)
+		;
+	if (p == s || !pid_tid(p, q, h))
 		return false;
-	if (sl) {
-		if (!id_digits(p, sl) || !id_digits(sl + 1, q))
-			return false;
-		h->pid = p;
-		h->pide = sl;
-		h->tid = sl + 1;
-	} else {
-		if (!id_digits(p, q))
-			return false;
-		h->tid = p;
-	}
-	h->tide = q;
 	for (q = p; q > s && kp_conv_blank(q[-1]); q--)
 		;
 	if (q == s)

@@ -11,6 +11,18 @@
  */
 #include "conv_fuzz.h"
 
+/* The options the first byte picks. */
+static void
+set_opts(struct kp_perf_opts *o, unsigned flags)
+{
+	memset(o, 0, sizeof(*o));
+	o->proc = flags & 3;
+	o->space = (flags >> 2) % 3;
+	o->period = flags & 0x10;
+	o->inline_flag = flags & 0x20;
+	o->raw_names = flags & 0x40;
+}
+
 static bool
 convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 {
@@ -18,12 +30,7 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	bool rejected = false;
 	struct kp_perf_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.proc = flags & 3;
-	o.space = (flags >> 2) % 3;
-	o.period = flags & 0x10;
-	o.inline_flag = flags & 0x20;
-	o.raw_names = flags & 0x40;
+	set_opts(&o, flags);
 	if (kp_perf_convert(agg, in, &o, &why) < 0)
 		rejected = true;
 	kp_perf_opts_free(&o);
@@ -42,12 +49,7 @@ run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
 	const char *why;
 	int fd = memfd_with(p, n, path, sizeof(path));
 
-	memset(&o, 0, sizeof(o));
-	o.proc = flags & 3;
-	o.space = (flags >> 2) % 3;
-	o.period = flags & 0x10;
-	o.inline_flag = flags & 0x20;
-	o.raw_names = flags & 0x40;
+	set_opts(&o, flags);
 	kp_skipped = 0;
 	in = kp_input_open(path);
 	if (kp_perf_convert(agg, in, &o, &why) == 0) {
