@@ -31,11 +31,6 @@ struct pline {
 
 #define PL_TEXT(pl) ((const char *)((pl)->fr + (pl)->n))
 
-struct slot {
-	uint64_t hash;
-	struct pline *pl;
-};
-
 /* What parse_frame finds, before it is stored. */
 struct pframe {
 	const struct kp_frame *fr[64];
@@ -49,8 +44,7 @@ struct perf {
 	struct kp_perf_opts *o;
 	struct kp_input *in;
 	struct kp_conv cv;
-	struct slot *tab;
-	size_t tabcap, tabn;
+	struct kp_slots lines; /* the line cache: struct pline */
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
 	bool headers; /* a sample header was seen (else -F ip,sym) */
@@ -63,9 +57,7 @@ struct perf {
 	char *others;
 	size_t otherslen;
 	size_t evlen; /* strlen(o->event_used) */
-	/* the block cache (see "blocks" below) */
-	struct bslot *btab;
-	size_t btabcap, btabn;
+	struct kp_slots blocks; /* the block cache (see "blocks" below) */
 	struct kp_pool pool; /* cached lines and blocks */
 	unsigned long ended;	     /* samples ended: end_sample calls */
 	unsigned long found, nofind; /* blocks whose end was found, not */
@@ -292,17 +284,14 @@ find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 	const struct pline *pl;
 
 	*hash = h;
-	if (!pf->tabcap)
+	if (!pf->lines.cap)
 		return NULL;
-	mask = pf->tabcap - 1;
-	for (i = h & mask; pf->tab[i].pl; i = (i + 1) & mask) {
-		if (pf->tab[i].hash != h)
-			continue;
-		pl = pf->tab[i].pl;
-		if (pl->len == len && pl->java == pf->java &&
-		    memcmp(PL_TEXT(pl), s, len) == 0)
+	mask = pf->lines.cap - 1;
+	for (i = h & mask; (pl = pf->lines.tab[i].p) != NULL;
+	     i = (i + 1) & mask)
+		if (pf->lines.tab[i].hash == h && pl->len == len &&
+		    pl->java == pf->java && memcmp(PL_TEXT(pl), s, len) == 0)
 			return pl;
-	}
 	return NULL;
 }
 
@@ -311,29 +300,13 @@ static const struct pline *
 add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	  const char **why)
 {
-	size_t mask, i;
+	struct kp_slot *sl;
 	struct pline *pl;
 	struct pframe tmp;
 
 	if (parse_frame(pf, s, len, &tmp, why) < 0)
 		return NULL;
-	if (pf->tabn * 2 >= pf->tabcap) {
-		struct slot *old = pf->tab;
-		size_t oldcap = pf->tabcap, j;
-
-		pf->tabcap = oldcap ? oldcap * 2 : 4096;
-		pf->tab = kp_xcalloc(pf->tabcap, sizeof(*pf->tab));
-		mask = pf->tabcap - 1;
-		for (j = 0; j < oldcap; j++) {
-			if (!old[j].pl)
-				continue;
-			for (i = old[j].hash & mask; pf->tab[i].pl;
-			     i = (i + 1) & mask)
-				;
-			pf->tab[i] = old[j];
-		}
-		free(old);
-	}
+	kp_slots_reserve(&pf->lines, 4096);
 	pl = kp_pool_alloc(&pf->pool, sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
 	pl->len = (uint32_t)len;
 	pl->n = tmp.n;
@@ -342,12 +315,10 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	pl->skip = tmp.skip;
 	memcpy(pl->fr, tmp.fr, tmp.n * sizeof(pl->fr[0]));
 	memcpy((char *)(pl->fr + pl->n), s, len);
-	mask = pf->tabcap - 1;
-	for (i = h & mask; pf->tab[i].pl; i = (i + 1) & mask)
-		;
-	pf->tab[i].hash = h;
-	pf->tab[i].pl = pl;
-	pf->tabn++;
+	sl = kp_slots_free_slot(&pf->lines, h);
+	sl->hash = h;
+	sl->p = pl;
+	pf->lines.n++;
 	return pl;
 }
 
@@ -964,17 +935,12 @@ struct block {
 #define BLOCK_MAX (64u << 10) /* scanned for its end at most */
 
 /*
- * A slot of the block table: a cached block, or SEEN, the hash of a
+ * The block table's slots hold a cached block, or SEEN: the hash of a
  * block seen once and not kept.  A block is cached when it comes a
  * second time: the blocks that come once only (in samples/perf-build-
  * a-g, a 40-second capture of kp's build, 48,153 of the 53,641 distinct
  * ones) then cost a slot, not a copy.
  */
-struct bslot {
-	uint64_t hash;
-	struct block *b; /* NULL: empty */
-};
-
 static struct block seen_once;
 #define SEEN (&seen_once)
 
@@ -1023,46 +989,21 @@ block_end(const char *p, size_t n)
  * The slot of the block [p, p + len) with hash h: its cached block, a
  * SEEN slot of that hash, or the empty slot where it would go.
  */
-static struct bslot *
+static struct kp_slot *
 probe_block(struct perf *pf, const char *p, size_t len, uint64_t h)
 {
-	size_t mask = pf->btabcap - 1, i;
-	struct bslot *sl;
+	size_t mask = pf->blocks.cap - 1, i;
+	struct kp_slot *sl;
+	const struct block *b;
 
 	for (i = h & mask;; i = (i + 1) & mask) {
-		sl = &pf->btab[i];
-		if (!sl->b)
+		sl = &pf->blocks.tab[i];
+		if ((b = sl->p) == NULL || (sl->hash == h && b == SEEN))
 			return sl;
-		if (sl->hash != h)
-			continue;
-		if (sl->b == SEEN)
-			return sl;
-		if (sl->b->len == len && sl->b->java == pf->java &&
-		    memcmp(BLOCK_TEXT(sl->b), p, len) == 0)
+		if (sl->hash == h && b->len == len && b->java == pf->java &&
+		    memcmp(BLOCK_TEXT(b), p, len) == 0)
 			return sl;
 	}
-}
-
-/* Room for one more slot in the block table (at most half full). */
-static void
-grow_blocks(struct perf *pf)
-{
-	struct bslot *old = pf->btab;
-	size_t oldcap = pf->btabcap, mask, i, j;
-
-	if ((pf->btabn + 1) * 2 <= pf->btabcap)
-		return;
-	pf->btabcap = oldcap ? oldcap * 2 : 1024;
-	pf->btab = kp_xcalloc(pf->btabcap, sizeof(*pf->btab));
-	mask = pf->btabcap - 1;
-	for (j = 0; j < oldcap; j++) {
-		if (!old[j].b)
-			continue;
-		for (i = old[j].hash & mask; pf->btab[i].b; i = (i + 1) & mask)
-			;
-		pf->btab[i] = old[j];
-	}
-	free(old);
 }
 
 /* The block text[0..len) of `lines` lines made the frames in pf->cv. */
@@ -1096,7 +1037,7 @@ static void
 block(struct perf *pf)
 {
 	struct kp_input *in = pf->in;
-	struct bslot *sl;
+	struct kp_slot *sl;
 	struct block *b;
 	const char *p, *q, *last;
 	char *line, *text = NULL;
@@ -1119,9 +1060,9 @@ block(struct perf *pf)
 	}
 	pf->found++;
 	h = kp_hash(p, len) ^ (pf->java ? 0x5bd1e995u : 0);
-	grow_blocks(pf);
+	kp_slots_reserve(&pf->blocks, 1024);
 	sl = probe_block(pf, p, len, h);
-	b = sl->b;
+	b = sl->p;
 	if (b && b != SEEN) {
 		kp_input_consume(in, len, b->lines);
 		if (b->memo[0] && b->memo_proc[0] == pf->proc) {
@@ -1142,8 +1083,8 @@ block(struct perf *pf)
 	if (!b) {
 		/* the first time: remembered, read line by line */
 		sl->hash = h;
-		sl->b = SEEN;
-		pf->btabn++;
+		sl->p = SEEN;
+		pf->blocks.n++;
 	} else {
 		/* the second: read line by line and cached (the reader
 		 * ends each line with a NUL in the buffer: copy first) */
@@ -1162,7 +1103,7 @@ block(struct perf *pf)
 	pf->in_block = false;
 	if (text && pf->ended == ended0 && kp_skipped == skipped0 &&
 	    pf->in_sample && !pf->skip_sample && !pf->orphan)
-		sl->b = new_block(pf, text, len, kp_input_lineno(in) - line0 + 1);
+		sl->p = new_block(pf, text, len, kp_input_lineno(in) - line0 + 1);
 	free(text);
 	/* the empty line */
 	line = kp_input_getline(in, &n);
@@ -1278,8 +1219,8 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	end_sample(&pf, NULL);
 	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
-	free(pf.tab);
-	free(pf.btab);
+	kp_slots_free(&pf.lines);
+	kp_slots_free(&pf.blocks);
 	kp_pool_free(&pf.pool);
 	return 0;
 }

@@ -55,6 +55,31 @@ char *kp_xstrdup(const char *s);
 char *kp_xstrndup(const char *s, size_t n);
 
 /*
+ * An open-addressing table of (hash, pointer) slots: linear probing, a
+ * power-of-two size, at most half full.  Its owner probes it with its
+ * own key comparison, from slot hash & (cap - 1) on to an empty slot
+ * (p NULL).  Zero-initialise it before use.
+ */
+struct kp_slot {
+	uint64_t hash;
+	void *p;
+};
+struct kp_slots {
+	struct kp_slot *tab;
+	size_t cap, n;
+};
+/*
+ * Room for one more entry: the table doubles (from `first` slots, a
+ * power of two) once it is half full, so slot pointers taken before
+ * this call are stale.
+ */
+void kp_slots_reserve(struct kp_slots *t, size_t first);
+/* The empty slot where an entry of hash h goes (after kp_slots_reserve);
+ * the caller fills it and counts it in t->n. */
+struct kp_slot *kp_slots_free_slot(struct kp_slots *t, uint64_t h);
+void kp_slots_free(struct kp_slots *t);
+
+/*
  * A pool: many small allocations of one owner (a converter's caches),
  * carved from large chunks and freed at once.  Zero-initialise the
  * struct before the first kp_pool_alloc.

@@ -355,3 +355,38 @@ kp_pool_free(struct kp_pool *pool)
 	}
 	memset(pool, 0, sizeof(*pool));
 }
+
+/* ---- open-addressing slots ---- */
+
+struct kp_slot *
+kp_slots_free_slot(struct kp_slots *t, uint64_t h)
+{
+	size_t mask = t->cap - 1, i;
+
+	for (i = h & mask; t->tab[i].p; i = (i + 1) & mask)
+		;
+	return &t->tab[i];
+}
+
+void
+kp_slots_reserve(struct kp_slots *t, size_t first)
+{
+	struct kp_slots old = *t;
+	size_t j;
+
+	if ((t->n + 1) * 2 <= t->cap)
+		return;
+	t->cap = old.cap ? old.cap * 2 : first;
+	t->tab = kp_xcalloc(t->cap, sizeof(*t->tab));
+	for (j = 0; j < old.cap; j++)
+		if (old.tab[j].p)
+			*kp_slots_free_slot(t, old.tab[j].hash) = old.tab[j];
+	free(old.tab);
+}
+
+void
+kp_slots_free(struct kp_slots *t)
+{
+	free(t->tab);
+	memset(t, 0, sizeof(*t));
+}
