@@ -16,17 +16,10 @@
 
 struct agg_ent {
 	struct kp_stack st; /* first: kp_agg_sort's comparators see it */
-	uint64_t hash;
-};
-
-struct slot {
-	uint64_t hash;
-	struct agg_ent *e; /* NULL: empty */
 };
 
 struct kp_agg {
-	struct slot *tab;
-	size_t cap; /* a power of two */
+	struct kp_slots index; /* of struct agg_ent */
 	struct agg_ent **order;
 	size_t len, ocap;
 	uint64_t total;
@@ -38,8 +31,6 @@ kp_agg_new(void)
 {
 	struct kp_agg *agg = kp_xcalloc(1, sizeof(*agg));
 
-	agg->cap = 1024;
-	agg->tab = kp_xcalloc(agg->cap, sizeof(*agg->tab));
 	agg->total_ok = true;
 	return agg;
 }
@@ -55,38 +46,21 @@ add_total(struct kp_agg *agg, uint64_t count)
 	}
 }
 
-static void
-grow(struct kp_agg *agg)
-{
-	size_t cap = agg->cap * 2, i, j;
-	struct slot *tab = kp_xcalloc(cap, sizeof(*tab));
-
-	for (i = 0; i < agg->len; i++) {
-		struct agg_ent *e = agg->order[i];
-
-		for (j = e->hash & (cap - 1); tab[j].e; j = (j + 1) & (cap - 1))
-			;
-		tab[j].hash = e->hash;
-		tab[j].e = e;
-	}
-	free(agg->tab);
-	agg->tab = tab;
-	agg->cap = cap;
-}
-
 /* The entry of the stack, counted; NULL if its count would overflow. */
 static struct agg_ent *
 add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
     uint64_t count)
 {
-	size_t keylen = n * sizeof(*frames), j;
+	size_t keylen = n * sizeof(*frames), j, mask;
 	uint64_t h = kp_hash(frames, keylen);
 	struct agg_ent *e;
 	const struct kp_frame **copy;
 
-	for (j = h & (agg->cap - 1); (e = agg->tab[j].e) != NULL;
-	     j = (j + 1) & (agg->cap - 1))
-		if (agg->tab[j].hash == h && e->st.n == n &&
+	kp_slots_reserve(&agg->index, 1024);
+	mask = agg->index.cap - 1;
+	for (j = h & mask; (e = agg->index.tab[j].p) != NULL;
+	     j = (j + 1) & mask)
+		if (agg->index.tab[j].hash == h && e->st.n == n &&
 		    memcmp(e->st.frames, frames, keylen) == 0)
 			break;
 	if (e) {
@@ -100,17 +74,15 @@ add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
 		e->st.frames = copy;
 		e->st.n = n;
 		e->st.count = count;
-		e->hash = h;
-		agg->tab[j].hash = h;
-		agg->tab[j].e = e;
+		agg->index.tab[j].hash = h;
+		agg->index.tab[j].p = e;
+		agg->index.n++;
 		if (agg->len == agg->ocap) {
 			agg->ocap = agg->ocap ? agg->ocap * 2 : 1024;
 			agg->order = kp_xrealloc(agg->order,
 						 agg->ocap * sizeof(*agg->order));
 		}
 		agg->order[agg->len++] = e;
-		if (agg->len * 2 > agg->cap)
-			grow(agg);
 	}
 	add_total(agg, count);
 	return e;
@@ -221,7 +193,7 @@ kp_agg_free(struct kp_agg *agg)
 {
 	if (!agg)
 		return;
-	free(agg->tab);
+	kp_slots_free(&agg->index);
 	free(agg->order);
 	free(agg);
 }

@@ -73,7 +73,13 @@ struct kp_slots {
  * power of two) once it is half full, so slot pointers taken before
  * this call are stale.
  */
-void kp_slots_reserve(struct kp_slots *t, size_t first);
+void kp_slots_grow(struct kp_slots *t, size_t first);
+static inline void
+kp_slots_reserve(struct kp_slots *t, size_t first)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		kp_slots_grow(t, first);
+}
 /* The empty slot where an entry of hash h goes (after kp_slots_reserve);
  * the caller fills it and counts it in t->n. */
 struct kp_slot *kp_slots_free_slot(struct kp_slots *t, uint64_t h);

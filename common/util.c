@@ -369,13 +369,11 @@ kp_slots_free_slot(struct kp_slots *t, uint64_t h)
 }
 
 void
-kp_slots_reserve(struct kp_slots *t, size_t first)
+kp_slots_grow(struct kp_slots *t, size_t first)
 {
 	struct kp_slots old = *t;
 	size_t j;
 
-	if ((t->n + 1) * 2 <= t->cap)
-		return;
 	t->cap = old.cap ? old.cap * 2 : first;
 	t->tab = kp_xcalloc(t->cap, sizeof(*t->tab));
 	for (j = 0; j < old.cap; j++)
