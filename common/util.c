@@ -312,7 +312,7 @@ struct kp_pool_chunk {
 void *
 kp_pool_alloc(struct kp_pool *pool, size_t n)
 {
-	const size_t align = sizeof(max_align_t);
+	const size_t align = _Alignof(max_align_t);
 	struct kp_pool_chunk *c;
 	void *p;
 

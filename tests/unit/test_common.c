@@ -1,7 +1,10 @@
-/* test_common.c - unit tests of common/: numbers, frames, interner, agg, meta */
+/* test_common.c - unit tests of common/: numbers, frames, interner, agg, meta,
+ * slots, pools, buffered input */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kp.h"
 
@@ -279,6 +282,132 @@ test_quoted_round_trip(void)
 	free(buf);
 }
 
+/* kp_agg_add_entry / kp_agg_add_again: the handle counts the same stack */
+static void
+test_agg_entry(void)
+{
+	struct kp_agg *agg = kp_agg_new();
+	const struct kp_frame *a[2] = {
+		kp_frame_make(0x10, KP_F_ADDR, "a", "kernel"),
+		kp_frame_make(0x20, KP_F_ADDR, "b", "kernel"),
+	};
+	struct kp_stack *st;
+	unsigned long skipped = kp_skipped;
+	bool quiet = kp_quiet;
+
+	kp_quiet = true;
+	st = kp_agg_add_entry(agg, NULL, a, 2, 3);
+	CHECK(st != NULL && st->count == 3 && st->n == 2);
+	kp_agg_add_again(agg, NULL, st, 4);
+	CHECK(st->count == 7 && kp_agg_total(agg) == 7);
+	CHECK(kp_agg_add_entry(agg, NULL, a, 2, 1) == st && st->count == 8);
+	CHECK(kp_agg_len(agg) == 1 && kp_agg_get(agg, 0) == st);
+	/* an overflow is skipped (counted), the count unchanged */
+	kp_agg_add_again(agg, NULL, st, UINT64_MAX);
+	CHECK(st->count == 8 && kp_skipped == skipped + 1);
+	CHECK(kp_agg_add_entry(agg, NULL, a, 2, UINT64_MAX) == NULL);
+	CHECK(kp_skipped == skipped + 2);
+	kp_skipped = skipped;
+	kp_quiet = quiet;
+	kp_agg_free(agg);
+}
+
+/* kp_slots: every entry stays findable across growth */
+static void
+test_slots(void)
+{
+	struct kp_slots t = { 0 };
+	static int vals[5000];
+	size_t i, j, mask, found = 0;
+	struct kp_slot *sl;
+
+	for (i = 0; i < 5000; i++) {
+		uint64_t h = i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i));
+
+		kp_slots_reserve(&t, 16);
+		CHECK(t.cap >= 16 && (t.cap & (t.cap - 1)) == 0);
+		sl = kp_slots_free_slot(&t, h);
+		CHECK(sl->p == NULL);
+		sl->hash = h;
+		sl->p = &vals[i];
+		t.n++;
+		CHECK(t.n * 2 <= t.cap);
+	}
+	mask = t.cap - 1;
+	for (i = 0; i < 5000; i++) {
+		uint64_t h = i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i));
+
+		for (j = h & mask; t.tab[j].p; j = (j + 1) & mask)
+			if (t.tab[j].p == &vals[i] && t.tab[j].hash == h) {
+				found++;
+				break;
+			}
+	}
+	CHECK(found == 5000);
+	kp_slots_free(&t);
+	CHECK(t.tab == NULL && t.cap == 0 && t.n == 0);
+}
+
+/* kp_pool: aligned, distinct, large ones too, reusable after a free */
+static void
+test_pool(void)
+{
+	struct kp_pool pool = { 0 };
+	char *p[1000], *big;
+	size_t i;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 1000; i++) {
+			p[i] = kp_pool_alloc(&pool, i % 97 + 1);
+			CHECK((uintptr_t)p[i] % _Alignof(max_align_t) == 0);
+			memset(p[i], (int)(i & 0xff), i % 97 + 1);
+		}
+		big = kp_pool_alloc(&pool, 1u << 20);
+		memset(big, 0x5a, 1u << 20);
+		for (i = 0; i < 1000; i++)
+			CHECK(p[i][0] == (char)(i & 0xff) &&
+			      p[i][i % 97] == (char)(i & 0xff));
+		CHECK(big[0] == 0x5a && big[(1u << 20) - 1] == 0x5a);
+		kp_pool_free(&pool);
+		CHECK(pool.chunks == NULL);
+	}
+}
+
+/* kp_input_buffered / kp_input_consume against kp_input_getline */
+static void
+test_input_buffered(void)
+{
+	char path[] = "/tmp/kp-test-input-XXXXXX";
+	const char text[] = "one\ntwo\n\nthree\nfour";
+	struct kp_input *in;
+	const char *p;
+	char *line;
+	size_t n, len;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	in = kp_input_open(path);
+	line = kp_input_getline(in, &len);
+	CHECK(line && len == 3 && strcmp(line, "one") == 0);
+	n = kp_input_buffered(in, &p);
+	CHECK(n == sizeof(text) - 1 - 4 && memcmp(p, "two\n\n", 5) == 0);
+	kp_input_consume(in, 5, 2); /* "two", "" */
+	CHECK(kp_input_lineno(in) == 3);
+	line = kp_input_getline(in, &len);
+	CHECK(line && strcmp(line, "three") == 0 && kp_input_lineno(in) == 4);
+	line = kp_input_getline(in, &len);
+	CHECK(line && strcmp(line, "four") == 0);
+	CHECK(kp_input_getline(in, &len) == NULL);
+	CHECK(kp_input_buffered(in, &p) == 0);
+	kp_input_close(in);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -291,5 +420,9 @@ main(void)
 	test_meta();
 	test_frame_name();
 	test_quoted_round_trip();
+	test_agg_entry();
+	test_slots();
+	test_pool();
+	test_input_buffered();
 	return CHECK_DONE();
 }
