@@ -177,15 +177,33 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 	kp_reader_close(rd);
 }
 
+static struct kp_agg *
+read_files(int nfiles, char **files, bool summed)
+{
+	struct kp_agg *agg = kp_agg_new();
+	const char *path;
+	int i;
+
+	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
+		path = nfiles ? files[i] : "-";
+		kp_agg_read(agg, path);
+		if (summed && !agg->total_ok)
+			kp_die("%s: the total count overflows 64 bits",
+			       strcmp(path, "-") ? path : "<stdin>");
+	}
+	return agg;
+}
+
 struct kp_agg *
 kp_agg_read_files(int nfiles, char **files)
 {
-	struct kp_agg *agg = kp_agg_new();
-	int i;
+	return read_files(nfiles, files, false);
+}
 
-	for (i = 0; i < (nfiles ? nfiles : 1); i++)
-		kp_agg_read(agg, nfiles ? files[i] : "-");
-	return agg;
+struct kp_agg *
+kp_agg_read_summed(int nfiles, char **files)
+{
+	return read_files(nfiles, files, true);
 }
 
 void

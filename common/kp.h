@@ -332,6 +332,12 @@ void kp_agg_sort(struct kp_agg *agg,
 void kp_agg_read(struct kp_agg *agg, const char *path);
 /* A new agg holding the files' records (no file: standard input). */
 struct kp_agg *kp_agg_read_files(int nfiles, char **files);
+/*
+ * kp_agg_read_files for the filters that report shares of the total:
+ * a total over 64 bits is fatal, "FILE: the total count overflows 64
+ * bits" naming the input that took it over.
+ */
+struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
 void kp_agg_free(struct kp_agg *agg);
 
 /* ---- writer.c: the canonical kp writer ---- */

@@ -494,17 +494,6 @@ trees(struct kp_profile *p, const struct kp_agg *agg)
 	return kp_finish();
 }
 
-static struct kp_agg *
-read_input(const char *path)
-{
-	struct kp_agg *agg = kp_agg_new();
-
-	kp_agg_read(agg, path);
-	if (!kp_agg_total_ok(agg))
-		kp_die("%s: the total count overflows 64 bits",
-		       strcmp(path, "-") ? path : "<stdin>");
-	return agg;
-}
 
 int
 main(int argc, char **argv)
@@ -592,13 +581,13 @@ main(int argc, char **argv)
 	if (argc == 2 && (opt_callers || opt_callees))
 		kp_usage_error("-C and -c take one input, not two");
 
-	a = read_input(argc ? argv[0] : "-");
+	a = kp_agg_read_summed(argc ? 1 : 0, argv);
 	pa = kp_profile_new(opt_by, opt_modules);
 	kp_profile_add_agg(pa, a);
 	if (opt_callers || opt_callees) {
 		status = trees(pa, a);
 	} else if (argc == 2) {
-		b = read_input(argv[1]);
+		b = kp_agg_read_summed(1, argv + 1);
 		pb = kp_profile_new(opt_by, opt_modules);
 		kp_profile_add_agg(pb, b);
 		print_diff(pa, pb);

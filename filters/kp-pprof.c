@@ -560,9 +560,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_read_files(argc, argv);
-	if (!kp_agg_total_ok(agg))
-		kp_die("the total count overflows 64 bits");
+	agg = kp_agg_read_summed(argc, argv);
 	n = kp_agg_len(agg);
 	if (!kp_agg_total(agg))
 		kp_warn("no samples in the input; writing an empty profile");

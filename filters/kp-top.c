@@ -163,9 +163,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_read_files(argc, argv);
-	if (!kp_agg_total_ok(agg))
-		kp_die("the total count overflows 64 bits");
+	agg = kp_agg_read_summed(argc, argv);
 	if (opt_stack)
 		top_stacks(agg);
 	else
