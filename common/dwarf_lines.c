@@ -431,16 +431,9 @@ kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
 		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
 	if (line < 0)
 		line = 0;
-	if (!inlines) {
-		if (!file)
-			return 0;
-		out[0].func = NULL;
-		out[0].file = file;
-		out[0].line = (unsigned)line;
-		return 1;
-	}
-	cudie = dwfl_module_addrdie(dw->mod, a, &cubias);
-	if (!cudie) {
+	/* no inline chain asked for, or no DWARF unit: the line alone */
+	if (!inlines ||
+	    (cudie = dwfl_module_addrdie(dw->mod, a, &cubias)) == NULL) {
 		if (!file)
 			return 0;
 		out[0].func = NULL;

@@ -778,18 +778,10 @@ kp_tree_free(struct kp_tree *t)
 
 /* ---- folded stacks ---- */
 
-/* a frame name seen before, and its frame */
-struct nslot {
-	uint64_t hash;
-	const struct kp_frame *f; /* NULL: empty */
-	size_t len;
-};
-
 struct kp_folded {
 	const struct kp_frame **frames;
 	size_t cap;
-	struct nslot *tab; /* name -> frame, so each name is interned once */
-	size_t tcap, tlen;
+	struct kp_slots names; /* name -> frame: each name interned once */
 };
 
 struct kp_folded *
@@ -799,8 +791,6 @@ kp_folded_new(void)
 
 	fd->cap = 64;
 	fd->frames = kp_xmalloc(fd->cap * sizeof(*fd->frames));
-	fd->tcap = 1024;
-	fd->tab = kp_xcalloc(fd->tcap, sizeof(*fd->tab));
 	return fd;
 }
 
@@ -810,27 +800,8 @@ kp_folded_free(struct kp_folded *fd)
 	if (!fd)
 		return;
 	free(fd->frames);
-	free(fd->tab);
+	kp_slots_free(&fd->names);
 	free(fd);
-}
-
-static void
-ntab_grow(struct kp_folded *fd)
-{
-	struct nslot *old = fd->tab;
-	size_t oldcap = fd->tcap, i, j;
-
-	fd->tcap *= 2;
-	fd->tab = kp_xcalloc(fd->tcap, sizeof(*fd->tab));
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i].f)
-			continue;
-		j = old[i].hash & (fd->tcap - 1);
-		while (fd->tab[j].f)
-			j = (j + 1) & (fd->tcap - 1);
-		fd->tab[j] = old[i];
-	}
-	free(old);
 }
 
 /*
@@ -841,21 +812,23 @@ static const struct kp_frame *
 name_frame(struct kp_folded *fd, const char *s, size_t len)
 {
 	uint64_t h = kp_hash(s, len);
-	size_t j = h & (fd->tcap - 1);
+	size_t mask, j;
 	const struct kp_frame *fp;
-	struct nslot *e;
+	struct kp_slot *sl;
 
-	for (; fd->tab[j].f; j = (j + 1) & (fd->tcap - 1)) {
-		e = &fd->tab[j];
-		if (e->hash == h && e->len == len &&
-		    memcmp(e->f->sym, s, len) == 0)
-			return e->f;
-	}
+	kp_slots_reserve(&fd->names, 1024);
+	mask = fd->names.cap - 1;
+	for (j = h & mask; (fp = fd->names.tab[j].p) != NULL;
+	     j = (j + 1) & mask)
+		if (fd->names.tab[j].hash == h &&
+		    memcmp(fp->sym, s, len) == 0 && fp->sym[len] == '\0')
+			return fp;
 	/* " : NAME": no address, no module */
 	fp = kp_frame_make(0, 0, kp_intern(s, len), NULL);
-	fd->tab[j] = (struct nslot){ h, fp, len };
-	if (++fd->tlen * 2 > fd->tcap)
-		ntab_grow(fd);
+	sl = &fd->names.tab[j];
+	sl->hash = h;
+	sl->p = (void *)fp;
+	fd->names.n++;
 	return fp;
 }
 
