@@ -258,28 +258,11 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 	return 0;
 }
 
-/*
- * The cache's hash: the first and last 32 bytes and the length (frame
- * lines differ in their address at the start and their symbol and dso
- * at the end; memcmp decides equality anyway).
- */
-static inline uint64_t
-line_hash(const char *s, size_t len)
-{
-	uint64_t a[8];
-
-	if (len <= 64)
-		return kp_hash(s, len);
-	memcpy(a, s, 32);
-	memcpy(a + 4, s + len - 32, 32);
-	return kp_hash(a, sizeof(a)) ^ len;
-}
-
 /* The cached meaning of the frame line s[0..len), or NULL. */
 static const struct pline *
 find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 {
-	uint64_t h = line_hash(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
+	uint64_t h = kp_hash_line(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
 	size_t mask, i;
 	const struct pline *pl;
 

@@ -35,10 +35,9 @@
 
 /* line text -> interned frame, so each distinct line is parsed once */
 struct line_ent {
-	uint64_t hash;
-	const char *text;
-	size_t len;
 	const struct kp_frame *f;
+	size_t len;
+	char text[];
 };
 
 struct kp_reader {
@@ -47,8 +46,7 @@ struct kp_reader {
 	size_t n, cap;
 	bool bad; /* the current record holds a rejected line */
 	struct kp_stack st;
-	struct line_ent *cache;
-	size_t cache_cap, cache_len;
+	struct kp_slots cache; /* of struct line_ent */
 };
 
 struct kp_reader *
@@ -59,8 +57,6 @@ kp_reader_open(const char *path)
 	rd->in = kp_input_open(path);
 	rd->cap = 64;
 	rd->frames = kp_xmalloc(rd->cap * sizeof(*rd->frames));
-	rd->cache_cap = 1024;
-	rd->cache = kp_xcalloc(rd->cache_cap, sizeof(*rd->cache));
 	return rd;
 }
 
@@ -81,55 +77,37 @@ push(struct kp_reader *rd, const struct kp_frame *f)
 	rd->frames[rd->n++] = f;
 }
 
-static void
-cache_grow(struct kp_reader *rd)
-{
-	struct line_ent *old = rd->cache;
-	size_t oldcap = rd->cache_cap, i, j;
-
-	rd->cache_cap *= 2;
-	rd->cache = kp_xcalloc(rd->cache_cap, sizeof(*rd->cache));
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i].text)
-			continue;
-		j = old[i].hash & (rd->cache_cap - 1);
-		while (rd->cache[j].text)
-			j = (j + 1) & (rd->cache_cap - 1);
-		rd->cache[j] = old[i];
-	}
-	free(old);
-}
-
 /* The frame for a (trimmed) frame line, or NULL with *why set. */
 static const struct kp_frame *
 frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 	       const char **why)
 {
-	/*
-	 * Hash the head (the address and the start of the symbol) and the
-	 * tail (the module); memcmp below checks the whole line anyway.
-	 */
-	uint64_t h = len <= 48 ? kp_hash(s, len)
-			       : kp_hash(s, 32) ^ (kp_hash(s + len - 16, 16) *
-						  0x9e3779b97f4a7c15ull) ^ len;
-	size_t j = h & (rd->cache_cap - 1);
+	uint64_t h = kp_hash_line(s, len);
+	size_t mask, j;
 	struct kp_frame f;
 	const struct kp_frame *fp;
-	char *copy;
+	struct line_ent *e;
+	struct kp_slot *sl;
 
-	for (; rd->cache[j].text; j = (j + 1) & (rd->cache_cap - 1))
-		if (rd->cache[j].hash == h && rd->cache[j].len == len &&
-		    memcmp(rd->cache[j].text, s, len) == 0)
-			return rd->cache[j].f;
+	kp_slots_reserve(&rd->cache, 1024);
+	mask = rd->cache.cap - 1;
+	for (j = h & mask; (e = rd->cache.tab[j].p) != NULL;
+	     j = (j + 1) & mask)
+		if (rd->cache.tab[j].hash == h && e->len == len &&
+		    memcmp(e->text, s, len) == 0)
+			return e->f;
 	if (kp_frame_parse(s, len, &f, why) < 0)
 		return NULL;
 	fp = kp_frame_intern(&f);
-	if (rd->cache_len < MAX_CACHED_LINES && len < 4096) {
-		copy = kp_arena_alloc(len);
-		memcpy(copy, s, len);
-		rd->cache[j] = (struct line_ent){ h, copy, len, fp };
-		if (++rd->cache_len * 2 > rd->cache_cap)
-			cache_grow(rd);
+	if (rd->cache.n < MAX_CACHED_LINES && len < 4096) {
+		e = kp_arena_alloc(sizeof(*e) + len);
+		e->f = fp;
+		e->len = len;
+		memcpy(e->text, s, len);
+		sl = &rd->cache.tab[j];
+		sl->hash = h;
+		sl->p = e;
+		rd->cache.n++;
 	}
 	return fp;
 }
@@ -269,6 +247,6 @@ kp_reader_close(struct kp_reader *rd)
 		return;
 	kp_input_close(rd->in);
 	free(rd->frames);
-	free(rd->cache);
+	kp_slots_free(&rd->cache);
 	free(rd);
 }
