@@ -116,6 +116,7 @@ struct kp_kernel_src {
 	 * symbol "[kernel.kallsyms]_text") */
 	uint64_t text;
 	uint64_t shift; /* the KASLR shift itself (--kaslr-offset, # kaslr:) */
+	const char *shift_how; /* where shift came from, for the message */
 	bool force;     /* use a mismatching source anyway, with a warning */
 };
 
@@ -162,18 +163,32 @@ size_t kp_resolve_file(struct kp_resolver *r, const char *path,
 		       unsigned flags, const struct kp_frame *const **out);
 
 /*
+ * An ELF file given by the user (kp-addr2sym -e): a vmlinux becomes the
+ * kernel image of kp_resolver_kernel(); any other file the file of
+ * frames without a module.  Returns 1 for a vmlinux, 0 for another
+ * file; a file that cannot be read is fatal (exit 2).
+ */
+int kp_resolver_elf(struct kp_resolver *r, const char *path);
+
+/*
  * A frame read from kp (kp-addr2sym): a kernel frame (module kernel,
  * vmlinux, a kernel module, or none) by its address; a user frame
- * (module a path) by its "+0xOFF" file offset when it has no symbol,
- * else by its address as an address of that file's own (a PIE or DSO
- * loaded at 0, what perf script prints).  A frame that already has a
- * symbol and offset keeps it unless KP_RES_FORCE (lines and inlines are
- * still added).  user_elf, if set (-e for a program), is the file of
- * frames without a module.
+ * (module a path) by its "+0xOFF" file offset when it has no symbol; by
+ * its symbol's address in the file plus its offset when it has one
+ * (wherever the file was mapped); else by its address taken as an
+ * address of the file's own (a DSO loaded at 0).  A frame that already
+ * has a symbol and offset keeps it unless KP_RES_FORCE (lines and
+ * inlines are still added).  A frame the resolver has nothing for is
+ * given back as it is.
  */
-void kp_resolver_user_elf(struct kp_resolver *r, const char *path);
 size_t kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 			unsigned flags, const struct kp_frame *const **out);
+/*
+ * Whether kp_resolve_frame has anything to do for f: an address and no
+ * symbol, or KP_RES_FORCE, or lines/inlines not there yet.
+ */
+bool kp_resolve_frame_wanted(const struct kp_resolver *r,
+			     const struct kp_frame *f);
 
 /* Distinct addresses looked up, and how many of them no symbol named. */
 void kp_resolver_stats(const struct kp_resolver *r, uint64_t *distinct,
