@@ -34,7 +34,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -361,8 +360,6 @@ main(int argc, char **argv)
 	int ch, status;
 
 	kp_init(argv);
-	/* a closed pipe is a write error (exit 2), not a silent death */
-	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'h':

@@ -17,7 +17,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -993,8 +992,6 @@ main(int argc, char **argv)
 	char *mw;
 
 	kp_init(argv);
-	/* a closed pipe is a write error (exit 2), not a silent death */
-	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "ho:t:w:", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'h':

@@ -130,7 +130,7 @@ awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++)
 	printf "!\n 0x%x : f%d [kernel]\n 0x%x : g%d [kernel]\n\t%d\n", i * 16 + 4096, i, i * 64 + 1048576, int(rand() * 1e6), i + 1 }' > "$tmp/big.kp"
 kp-pprof "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
 st=${PIPESTATUS[0]}
-[ $st -eq 2 ] || fail "closed pipe: exit $st"
+[ $st -eq 141 ] || fail "closed pipe: exit $st (want SIGPIPE, 141)"
 
 # pprof -http: its web UI (top table and flame graph) shows the functions
 if command -v python3 > /dev/null; then
