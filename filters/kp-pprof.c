@@ -401,6 +401,25 @@ sample_types(void)
 		clock_period = period;
 }
 
+/*
+ * profile.proto's values are int64, and pprof adds them up: a total
+ * above INT64_MAX (or its nanoseconds, count * period) would read as
+ * negative.  Refused before anything is written.
+ */
+static void
+check_int64(uint64_t total)
+{
+	if (total > INT64_MAX)
+		kp_die("the total count %" PRIu64 " is above %" PRId64
+		       " (INT64_MAX), which pprof would read as negative",
+		       total, INT64_MAX);
+	if (!values_ns && clock_period && total > INT64_MAX / clock_period)
+		kp_die("the total, %" PRIu64 " samples of %" PRIu64
+		       " ns, is above %" PRId64
+		       " ns (INT64_MAX), which pprof would read as negative",
+		       total, clock_period, INT64_MAX);
+}
+
 /* The whole Profile message. */
 static void
 build(struct kp_pb *out)
@@ -564,6 +583,7 @@ main(int argc, char **argv)
 	prof = kp_profile_new(KP_BY_FUNCTION, false);
 	str_id(""); /* string_table[0], before any other string */
 	sample_types();
+	check_int64(kp_agg_total(agg));
 	for (i = 0; i < n; i++)
 		add_sample(kp_agg_get(agg, i));
 	kp_pb_init(&out);

@@ -116,6 +116,27 @@ kp-pprof < /dev/null > "$tmp/e.pb.gz" 2> "$tmp/err" || fail "empty exit"
 grep -q 'no samples' "$tmp/err" || fail "empty note"
 pp -raw "$tmp/e.pb.gz" | grep -q '^samples/count' || fail "empty profile"
 
+# profile.proto's values are int64: a total above INT64_MAX (pprof would
+# read it as negative), or its nanoseconds with a fixed clock period, is
+# refused, exit 2, nothing written; INT64_MAX itself passes whole
+printf '!\n : a [kernel]\n\t9223372036854775807\n!\n' | kp-pprof > "$tmp/max.pb.gz" || fail "INT64_MAX: exit $?"
+pp -raw "$tmp/max.pb.gz" | grep -q '^ *9223372036854775807: 1 *$' || fail "INT64_MAX: not the value"
+printf '!\n : a [kernel]\n\t9223372036854775808\n!\n' > "$tmp/big63.kp"
+kp-pprof "$tmp/big63.kp" > "$tmp/o" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] || fail "a count of 2^63: exit $st"
+[ -s "$tmp/o" ] && fail "a count of 2^63: something written"
+grep -q '^kp-pprof: the total count 9223372036854775808 is above 9223372036854775807 (INT64_MAX)' "$tmp/err" || fail "2^63: message"
+printf '!\n : a [kernel]\n\t4611686018427387904\n!\n : b [kernel]\n\t4611686018427387904\n!\n' |
+	kp-pprof > "$tmp/o" 2> /dev/null; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/o" ] || fail "two counts of 2^62: exit $st"
+echo old > "$tmp/keep"
+kp-pprof -o "$tmp/keep" "$tmp/big63.kp" 2> /dev/null
+[ "$(cat "$tmp/keep")" = old ] || fail "a refused profile replaced the -o file"
+printf '# event: cpu-clock\n# weight: samples\n# period: 1000\n!\n : a [kernel]\n\t9223372036854776\n!\n' |
+	kp-pprof > "$tmp/o" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/o" ] || fail "count * period above INT64_MAX: exit $st"
+grep -q 'samples of 1000 ns, is above' "$tmp/err" || fail "count * period: message"
+
 # write errors are exit 2, and leave no file behind
 if [ -w /dev/full ]; then
 	kp-pprof "$T/inline-labels.kp" > /dev/full 2> "$tmp/err"; st=$?
