@@ -941,12 +941,10 @@ read_side(const char *path, int side)
 	const struct kp_stack *st;
 
 	while ((st = kp_reader_next(rd)) != NULL) {
-		if (grand[side] > UINT64_MAX - st->count) {
-			kp_input_skip(kp_reader_input(rd),
-				      "the total count overflows 64 bits; "
-				      "record dropped");
-			continue;
-		}
+		/* the rule of kp.5: a total past 2^64-1 is fatal */
+		if (grand[side] > UINT64_MAX - st->count)
+			kp_die("%s: the total count overflows 64 bits",
+			       kp_input_name(kp_reader_input(rd)));
 		grand[side] += st->count;
 		tree_add(st, side);
 	}
