@@ -287,6 +287,15 @@ size_t kp_meta_count(void);
 /* Forget every metadata line (a fresh start, as for each fuzz input). */
 void kp_meta_clear(void);
 const char *kp_meta_line(size_t i); /* "# key: value", no newline */
+/*
+ * What the counts are, decided once for every filter: with "# weight:
+ * period" on a clock event (cpu-clock, task-clock, whose period perf
+ * gives in nanoseconds) they are nanoseconds.
+ */
+bool kp_meta_counts_ns(void);
+/* With "# weight: samples" on a clock event and a fixed "# period: N":
+ * N, the nanoseconds each sample stands for; else 0. */
+uint64_t kp_meta_clock_period(void);
 
 /* ---- reader.c: the kp reader ---- */
 

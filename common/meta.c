@@ -111,3 +111,33 @@ kp_meta_line(size_t i)
 {
 	return i < nlines ? lines[i] : NULL;
 }
+
+/* cpu-clock and task-clock: perf gives their period in nanoseconds */
+static bool
+clock_event(void)
+{
+	const char *ev = kp_meta_get("event");
+
+	return ev && (strncmp(ev, "cpu-clock", 9) == 0 ||
+		      strncmp(ev, "task-clock", 10) == 0);
+}
+
+bool
+kp_meta_counts_ns(void)
+{
+	const char *w = kp_meta_get("weight");
+
+	return w && strcmp(w, "period") == 0 && clock_event();
+}
+
+uint64_t
+kp_meta_clock_period(void)
+{
+	const char *w = kp_meta_get("weight"), *p = kp_meta_get("period");
+	uint64_t period;
+
+	if (w && strcmp(w, "samples") == 0 && clock_event() && p &&
+	    kp_parse_u64(p, strlen(p), 10, &period) == 0)
+		return period;
+	return 0;
+}

@@ -57,7 +57,8 @@ usage(FILE *fp, int status)
 		"callgrind_annotate: per function, exclusive samples and the\n"
 		"inclusive samples of each call.  With no file, or '-', read\n"
 		"standard input.\n"
-		"  -o, --output FILE  write to FILE (default: standard output)\n"
+		"  -o, --output FILE  write to FILE (default: standard output),\n"
+		"                     whole or not at all (the old FILE kept)\n"
 		"  -h, --help         show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);

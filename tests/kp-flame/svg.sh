@@ -125,6 +125,15 @@ kp-flame < /dev/null > "$tmp/empty.svg" 2> "$tmp/err" || fail "empty exit"
 xmllint --noout "$tmp/empty.svg" || fail "empty xml"
 grep -q 'no samples' "$tmp/err" || fail "empty note"
 
+# a total past 2^64-1 is fatal (kp.5): exit 2, named, nothing written
+printf '!\n : a\n\t18446744073709551615\n!\n : b\n\t1\n!\n' > "$tmp/ov.kp"
+kp-flame "$tmp/ov.kp" > "$tmp/ov.svg" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] || fail "total overflow: exit $st"
+[ -s "$tmp/ov.svg" ] && fail "total overflow: something written"
+grep -qx "kp-flame: $tmp/ov.kp: the total count overflows 64 bits" "$tmp/err" || fail "total overflow: message"
+kp-flame "$T/basic.in" "$tmp/ov.kp" > "$tmp/ov.svg" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/ov.svg" ] || fail "total overflow of 'after': exit $st"
+
 # write errors: a full disk is exit 2; a closed pipe ends by SIGPIPE
 if [ -w /dev/full ]; then
 	kp-flame "$T/basic.in" > /dev/full 2> "$tmp/err"
