@@ -76,12 +76,14 @@ read_side(struct kp_flame *fg, const char *path, int side)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 	const struct kp_stack *st;
+	bool over = false;
 
-	while ((st = kp_reader_next(rd)) != NULL)
-		if (kp_flame_add(fg, st, side) < 0)
-			kp_die("%s: the total count overflows 64 bits",
-			       kp_input_name(kp_reader_input(rd)));
+	while (!over && (st = kp_reader_next(rd)) != NULL)
+		over = kp_flame_add(fg, st, side) < 0;
 	kp_reader_close(rd);
+	if (over)
+		kp_die("%s: the total count overflows 64 bits",
+		       strcmp(path, "-") ? path : "<stdin>");
 }
 
 int
