@@ -1,7 +1,9 @@
 /* offcpu.c - off-CPU time: switch-outs matched to switch-ins by task */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "kp.h"
 #include "offcpu.h"
 
@@ -240,4 +242,50 @@ kp_offcpu_state(uint64_t prev_state)
 		if (prev_state & (1u << b))
 			return letters[b];
 	return '?';
+}
+
+int
+kp_sched_switch_layout(struct kp_sched_switch *l, char *err, size_t errlen)
+{
+	static const char tp[] = "sched:sched_switch";
+
+	if (kp_tracepoint_field(tp, "prev_pid", &l->prev_pid,
+				&l->prev_pid_size, err, errlen) < 0 ||
+	    kp_tracepoint_field(tp, "prev_state", &l->prev_state,
+				&l->prev_state_size, err, errlen) < 0 ||
+	    kp_tracepoint_field(tp, "next_pid", &l->next_pid,
+				&l->next_pid_size, err, errlen) < 0)
+		return -1;
+	if (l->prev_pid_size != 4 || l->next_pid_size != 4 ||
+	    (l->prev_state_size != 4 && l->prev_state_size != 8)) {
+		snprintf(err, errlen,
+			 "%s: unexpected field sizes (prev_pid %u, "
+			 "prev_state %u, next_pid %u bytes)",
+			 tp, l->prev_pid_size, l->prev_state_size,
+			 l->next_pid_size);
+		return -1;
+	}
+	return 0;
+}
+
+int
+kp_sched_switch_decode(const struct kp_sched_switch *l, const void *raw,
+		       size_t len, uint32_t *prev_pid, uint64_t *prev_state,
+		       uint32_t *next_pid)
+{
+	const unsigned char *p = raw;
+	uint32_t s32;
+
+	if (l->prev_pid + 4 > len || l->next_pid + 4 > len ||
+	    l->prev_state + l->prev_state_size > len)
+		return -1;
+	memcpy(prev_pid, p + l->prev_pid, 4);
+	memcpy(next_pid, p + l->next_pid, 4);
+	if (l->prev_state_size == 8) {
+		memcpy(prev_state, p + l->prev_state, 8);
+	} else {
+		memcpy(&s32, p + l->prev_state, 4);
+		*prev_state = s32;
+	}
+	return 0;
 }

@@ -84,4 +84,24 @@ const struct kp_offcpu_stats *kp_offcpu_stats(const struct kp_offcpu *o);
  */
 char kp_offcpu_state(uint64_t prev_state);
 
+/*
+ * Where sched:sched_switch keeps prev_pid, prev_state and next_pid in
+ * its RAW data (PERF_SAMPLE_RAW), read from tracefs's format file once.
+ */
+struct kp_sched_switch {
+	unsigned prev_pid, prev_pid_size;
+	unsigned prev_state, prev_state_size;
+	unsigned next_pid, next_pid_size;
+};
+/* Returns 0, or -1 with a message in err (tracefs not mounted, ...). */
+int kp_sched_switch_layout(struct kp_sched_switch *l, char *err,
+			   size_t errlen);
+/*
+ * Decode one sample's RAW data (raw[0..len), after the u32 size).
+ * Returns 0, or -1 if the data is too short for the layout.
+ */
+int kp_sched_switch_decode(const struct kp_sched_switch *l, const void *raw,
+			   size_t len, uint32_t *prev_pid,
+			   uint64_t *prev_state, uint32_t *next_pid);
+
 #endif /* KP_OFFCPU_H */

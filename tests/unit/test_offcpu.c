@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "events.h"
 #include "kp.h"
 #include "offcpu.h"
 
@@ -234,6 +237,104 @@ test_timeline(void)
 	kp_offcpu_free(o);
 }
 
+/*
+ * sched_switch's RAW data, laid out by its format file: this kernel's
+ * (prev_state a long) and an older one's (an int, other offsets).
+ */
+static void
+write_format(const char *dir, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	mkdir(dir, 0755);
+	mkdir(path, 0755);
+	strcat(path, "/sched");
+	mkdir(path, 0755);
+	strcat(path, "/sched_switch");
+	mkdir(path, 0755);
+	strcat(path, "/format");
+	if (!(fp = fopen(path, "w"))) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void
+test_sched_switch(void)
+{
+	char dir[256], err[512], cmd[300];
+	unsigned char raw[64];
+	struct kp_sched_switch l;
+	uint32_t prev, next, v32;
+	uint64_t state, v64;
+
+	snprintf(dir, sizeof(dir), "%s/kp-offcpu-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	write_format(dir,
+		"name: sched_switch\nID: 372\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+		"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n");
+	kp_events_set_roots(NULL, dir);
+	CHECK(kp_sched_switch_layout(&l, err, sizeof(err)) == 0);
+	CHECK(l.prev_pid == 24 && l.prev_state == 32 &&
+	      l.prev_state_size == 8 && l.next_pid == 56);
+	memset(raw, 0, sizeof(raw));
+	v32 = 4242;
+	memcpy(raw + 24, &v32, 4);
+	v64 = 0x2; /* D */
+	memcpy(raw + 32, &v64, 8);
+	v32 = 77;
+	memcpy(raw + 56, &v32, 4);
+	CHECK(kp_sched_switch_decode(&l, raw, 64, &prev, &state, &next) == 0);
+	CHECK(prev == 4242 && next == 77 && kp_offcpu_state(state) == 'D');
+	CHECK(kp_sched_switch_decode(&l, raw, 59, &prev, &state, &next) < 0);
+
+	/* before Linux 5.x: prev_state an int at 28 */
+	write_format(dir,
+		"format:\n"
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:long prev_state;\toffset:28;\tsize:4;\tsigned:1;\n"
+		"\tfield:pid_t next_pid;\toffset:52;\tsize:4;\tsigned:1;\n");
+	CHECK(kp_sched_switch_layout(&l, err, sizeof(err)) == 0);
+	v32 = 0x101; /* preempted */
+	memcpy(raw + 28, &v32, 4);
+	v32 = 5;
+	memcpy(raw + 52, &v32, 4);
+	CHECK(kp_sched_switch_decode(&l, raw, 56, &prev, &state, &next) == 0);
+	CHECK(prev == 4242 && next == 5 && state == 0x101 &&
+	      kp_offcpu_state(state) == 'R');
+
+	/* a layout this code does not know: said, not guessed */
+	write_format(dir,
+		"format:\n"
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:8;\tsigned:1;\n"
+		"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n");
+	CHECK(kp_sched_switch_layout(&l, err, sizeof(err)) < 0 &&
+	      strstr(err, "unexpected field sizes (prev_pid 8"));
+	write_format(dir, "format:\n");
+	CHECK(kp_sched_switch_layout(&l, err, sizeof(err)) < 0 &&
+	      strstr(err, "has no field 'prev_pid'"));
+	kp_events_set_roots(NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 int
 main(void)
 {
@@ -242,5 +343,6 @@ main(void)
 	test_odd();
 	test_states();
 	test_timeline();
+	test_sched_switch();
 	return CHECK_DONE();
 }
