@@ -2,22 +2,31 @@
  * report.c - what every report shares: formats, escaping of names in tsv
  * and json, colour, sort orders and the name column(s) (report.h).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "report.h"
 
+/* The index of s in words[0..n), -1 if none. */
+static int
+word_index(const char *s, const char *const *words, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
 int
 kp_fmt_parse(const char *s)
 {
-	if (strcmp(s, "text") == 0)
-		return KP_FMT_TEXT;
-	if (strcmp(s, "tsv") == 0)
-		return KP_FMT_TSV;
-	if (strcmp(s, "json") == 0)
-		return KP_FMT_JSON;
-	return -1;
+	static const char *const words[] = { "text", "tsv", "json" };
+
+	return word_index(s, words, 3);
 }
 
 void
@@ -111,13 +120,9 @@ kp_json_str(FILE *out, const char *s)
 int
 kp_color_parse(const char *s)
 {
-	if (strcmp(s, "auto") == 0)
-		return KP_COLOR_AUTO;
-	if (strcmp(s, "always") == 0)
-		return KP_COLOR_ALWAYS;
-	if (strcmp(s, "never") == 0)
-		return KP_COLOR_NEVER;
-	return -1;
+	static const char *const words[] = { "auto", "always", "never" };
+
+	return word_index(s, words, 3);
 }
 
 bool
@@ -141,17 +146,19 @@ kp_pct_color(double pct)
 	return "";
 }
 
+static const char *const sort_names[] = { "inclusive", "exclusive", "name",
+					  "module" };
+
 int
 kp_sort_parse(const char *s)
 {
-	static const char *const names[] = { "inclusive", "exclusive", "name",
-					     "module" };
-	size_t i;
+	return word_index(s, sort_names, 4);
+}
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0)
-			return (int)i;
-	return -1;
+const char *
+kp_sort_name(enum kp_sort s)
+{
+	return sort_names[s];
 }
 
 int
@@ -193,6 +200,56 @@ kp_report_text_name(const struct kp_report *r, const struct kp_pkey *k,
 }
 
 void
+kp_report_key_head(const struct kp_report *r, int cw, int nw)
+{
+	fprintf(r->out, "%7s  %*s  %7s  %*s  ", "incl%", cw, "inclusive",
+		"excl%", cw, "exclusive");
+	kp_report_text_title(r, nw);
+}
+
+static void
+text_pct(const struct kp_report *r, double pct)
+{
+	if (r->color && *kp_pct_color(pct))
+		fprintf(r->out, "%s%6.2f%%" KP_SGR_OFF, kp_pct_color(pct), pct);
+	else
+		fprintf(r->out, "%6.2f%%", pct);
+}
+
+void
+kp_report_key_line(const struct kp_report *r, const struct kp_profile *p,
+		   const struct kp_pkey *k, int cw, int nw)
+{
+	text_pct(r, kp_profile_pct(p, k->incl));
+	fprintf(r->out, "  %*" PRIu64 "  ", cw, k->incl);
+	text_pct(r, kp_profile_pct(p, k->excl));
+	fprintf(r->out, "  %*" PRIu64 "  ", cw, k->excl);
+	kp_report_text_name(r, k, nw);
+}
+
+void
+kp_report_tsv_key(const struct kp_report *r, const struct kp_profile *p,
+		  const struct kp_pkey *k)
+{
+	fprintf(r->out, "%.4f\t%" PRIu64 "\t%.4f\t%" PRIu64,
+		kp_profile_pct(p, k->incl), k->incl, kp_profile_pct(p, k->excl),
+		k->excl);
+	kp_report_tsv_name(r, k);
+}
+
+void
+kp_report_json_key(const struct kp_report *r, const struct kp_profile *p,
+		   const struct kp_pkey *k)
+{
+	kp_report_json_name(r, k);
+	fprintf(r->out,
+		", \"inclusive\": %" PRIu64 ", \"inclusive_pct\": %.4f"
+		", \"exclusive\": %" PRIu64 ", \"exclusive_pct\": %.4f",
+		k->incl, kp_profile_pct(p, k->incl), k->excl,
+		kp_profile_pct(p, k->excl));
+}
+
+void
 kp_report_tsv_title(const struct kp_report *r)
 {
 	fprintf(r->out, "\t%s%s\n", r->key_title,
@@ -225,18 +282,6 @@ kp_report_json_name(const struct kp_report *r, const struct kp_pkey *k)
 	}
 }
 
-static int
-cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a)
-		return -1;
-	if (!b)
-		return 1;
-	return strcmp(a, b);
-}
-
 int
 kp_report_cmp_names(const struct kp_pkey *x, const struct kp_pkey *y,
 		    bool module_first)
@@ -244,11 +289,11 @@ kp_report_cmp_names(const struct kp_pkey *x, const struct kp_pkey *y,
 	int c;
 
 	if (module_first) {
-		c = cmp_str(x->module, y->module);
-		return c ? c : cmp_str(x->name, y->name);
+		c = kp_strcmp_null(x->module, y->module);
+		return c ? c : kp_strcmp_null(x->name, y->name);
 	}
-	c = cmp_str(x->name, y->name);
-	return c ? c : cmp_str(x->module, y->module);
+	c = kp_strcmp_null(x->name, y->name);
+	return c ? c : kp_strcmp_null(x->module, y->module);
 }
 
 static int

@@ -51,6 +51,7 @@ enum kp_sort {
 };
 /* "inclusive", "exclusive", "name", "module"; -1 if none. */
 int kp_sort_parse(const char *s);
+const char *kp_sort_name(enum kp_sort s);
 
 /* What a report shows; every filter fills it from its options. */
 struct kp_report {
@@ -76,6 +77,17 @@ void kp_report_text_name(const struct kp_report *r, const struct kp_pkey *k,
 			 int width);
 void kp_report_tsv_name(const struct kp_report *r, const struct kp_pkey *k);
 void kp_report_json_name(const struct kp_report *r, const struct kp_pkey *k);
+/* Text: the title line of a key's counts, and a key's line (incl%,
+ * inclusive, excl%, exclusive, name), counts cw wide, names nw. */
+void kp_report_key_head(const struct kp_report *r, int cw, int nw);
+void kp_report_key_line(const struct kp_report *r, const struct kp_profile *p,
+			const struct kp_pkey *k, int cw, int nw);
+/* tsv: a key's percentages and counts, then its name; json: its name
+ * and counts as members (no braces). */
+void kp_report_tsv_key(const struct kp_report *r, const struct kp_profile *p,
+		       const struct kp_pkey *k);
+void kp_report_json_key(const struct kp_report *r, const struct kp_profile *p,
+			const struct kp_pkey *k);
 /* The tsv title of the name column(s): "\tfunction[\tmodule]\n". */
 void kp_report_tsv_title(const struct kp_report *r);
 /* Decimal digits of v. */

@@ -41,45 +41,19 @@ pick_rows(const struct kp_report *r, const struct kp_profile *p,
 }
 
 static void
-text_pct(const struct kp_report *r, double pct)
-{
-	if (r->color && *kp_pct_color(pct))
-		fprintf(r->out, "%s%6.2f%%" KP_SGR_OFF, kp_pct_color(pct), pct);
-	else
-		fprintf(r->out, "%6.2f%%", pct);
-}
-
-static void
 print_text(const struct kp_report *r, const struct kp_profile *p,
 	   const uint32_t *ids, size_t rows, int nw)
 {
 	uint64_t total = kp_profile_total(p);
 	int cw = max_int(kp_digits(total), 9);
-	const struct kp_pkey *k;
 	size_t i;
 
-	fprintf(r->out, "%7s  %*s  %7s  %*s  ", "incl%", cw, "inclusive",
-		"excl%", cw, "exclusive");
-	kp_report_text_title(r, nw);
-	for (i = 0; i < rows; i++) {
-		k = kp_profile_get(p, ids[i]);
-		text_pct(r, kp_profile_pct(p, k->incl));
-		fprintf(r->out, "  %*" PRIu64 "  ", cw, k->incl);
-		text_pct(r, kp_profile_pct(p, k->excl));
-		fprintf(r->out, "  %*" PRIu64 "  ", cw, k->excl);
-		kp_report_text_name(r, k, nw);
-	}
+	kp_report_key_head(r, cw, nw);
+	for (i = 0; i < rows; i++)
+		kp_report_key_line(r, p, kp_profile_get(p, ids[i]), cw, nw);
 	fprintf(r->out,
 		"%6.2f%%  %*" PRIu64 "  %6.2f%%  %*" PRIu64 "  Total\n",
 		total ? 100.0 : 0.0, cw, total, total ? 100.0 : 0.0, cw, total);
-}
-
-static const char *
-sort_name(enum kp_sort s)
-{
-	static const char *const names[] = { "inclusive", "exclusive", "name",
-					     "module" };
-	return names[s];
 }
 
 void
@@ -89,7 +63,6 @@ kp_table_print(const struct kp_report *r, const struct kp_profile *p)
 	uint32_t *ids = kp_report_order(r, p);
 	int nw = 8;
 	size_t i, rows = pick_rows(r, p, ids, &nw);
-	const struct kp_pkey *k;
 
 	switch (r->fmt) {
 	case KP_FMT_TEXT:
@@ -101,28 +74,18 @@ kp_table_print(const struct kp_report *r, const struct kp_profile *p)
 		      r->out);
 		kp_report_tsv_title(r);
 		for (i = 0; i < rows; i++) {
-			k = kp_profile_get(p, ids[i]);
-			fprintf(r->out, "%.4f\t%" PRIu64 "\t%.4f\t%" PRIu64,
-				kp_profile_pct(p, k->incl), k->incl,
-				kp_profile_pct(p, k->excl), k->excl);
-			kp_report_tsv_name(r, k);
+			kp_report_tsv_key(r, p, kp_profile_get(p, ids[i]));
 		}
 		break;
 	case KP_FMT_JSON:
 		fprintf(r->out,
 			"{\"by\": \"%s\", \"sort\": \"%s\", \"total\": %" PRIu64
 			", \"rows\": [",
-			r->by_name, sort_name(r->sort), total);
+			r->by_name, kp_sort_name(r->sort), total);
 		for (i = 0; i < rows; i++) {
-			k = kp_profile_get(p, ids[i]);
 			fprintf(r->out, "%s\n  {", i ? "," : "");
-			kp_report_json_name(r, k);
-			fprintf(r->out,
-				", \"inclusive\": %" PRIu64
-				", \"inclusive_pct\": %.4f, \"exclusive\": %" PRIu64
-				", \"exclusive_pct\": %.4f}",
-				k->incl, kp_profile_pct(p, k->incl), k->excl,
-				kp_profile_pct(p, k->excl));
+			kp_report_json_key(r, p, kp_profile_get(p, ids[i]));
+			putc('}', r->out);
 		}
 		fprintf(r->out, "%s]}\n", rows ? "\n" : "");
 		break;

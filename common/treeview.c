@@ -135,13 +135,8 @@ kp_tree_print(const struct kp_report *r, struct kp_profile *p,
 	case KP_FMT_TEXT:
 		if (!first)
 			putc('\n', r->out);
-		fprintf(r->out, "%7s  %*s  %7s  %*s  ", "incl%", cw,
-			"inclusive", "excl%", cw, "exclusive");
-		kp_report_text_title(r, nw);
-		fprintf(r->out, "%6.2f%%  %*" PRIu64 "  %6.2f%%  %*" PRIu64 "  ",
-			kp_profile_pct(p, k->incl), cw, k->incl,
-			kp_profile_pct(p, k->excl), cw, k->excl);
-		kp_report_text_name(r, k, nw);
+		kp_report_key_head(r, cw, nw);
+		kp_report_key_line(r, p, k, cw, nw);
 		fprintf(r->out, "%7s  %*s  %s of %s\n", "incl%", cw,
 			"inclusive", callers ? "callers" : "callees", k->name);
 		break;
@@ -152,21 +147,13 @@ kp_tree_print(const struct kp_report *r, struct kp_profile *p,
 			      r->out);
 			kp_report_tsv_title(r);
 		}
-		fprintf(r->out, "0\t%.4f\t%" PRIu64 "\t%.4f\t%" PRIu64,
-			kp_profile_pct(p, k->incl), k->incl,
-			kp_profile_pct(p, k->excl), k->excl);
-		kp_report_tsv_name(r, k);
+		fputs("0\t", r->out);
+		kp_report_tsv_key(r, p, k);
 		break;
 	case KP_FMT_JSON:
 		fprintf(r->out, "%s\n {", first ? "" : ",");
-		kp_report_json_name(r, k);
-		fprintf(r->out,
-			", \"inclusive\": %" PRIu64 ", \"inclusive_pct\": %.4f"
-			", \"exclusive\": %" PRIu64 ", \"exclusive_pct\": %.4f"
-			", \"%s\": [",
-			k->incl, kp_profile_pct(p, k->incl), k->excl,
-			kp_profile_pct(p, k->excl),
-			callers ? "callers" : "callees");
+		kp_report_json_key(r, p, k);
+		fprintf(r->out, ", \"%s\": [", callers ? "callers" : "callees");
 		break;
 	}
 	print_nodes(r, p, t, cw);
