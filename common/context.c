@@ -128,8 +128,8 @@ sym_context(const char *sym)
 	return c->ctx;
 }
 
-static bool
-is_kernel(const struct kp_frame *f)
+bool
+kp_frame_is_kernel(const struct kp_frame *f)
 {
 	if (f->flags & KP_F_ADDR)
 		return kp_addr_is_kernel(f->addr);
@@ -146,7 +146,7 @@ kp_context_of(const struct kp_frame *const *frames, size_t n)
 	for (i = 0; i < n; i++) {
 		if (frames[i]->sym && (c = sym_context(frames[i]->sym)) >= 0)
 			return (enum kp_context)c;
-		if (!kernel && is_kernel(frames[i]))
+		if (!kernel && kp_frame_is_kernel(frames[i]))
 			kernel = true;
 	}
 	return kernel ? KP_CTX_TASK : KP_CTX_USER;

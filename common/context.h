@@ -32,6 +32,10 @@ const char *kp_context_name(enum kp_context c);
 /* The context of the stack frames[0..n) (leaf first). */
 enum kp_context kp_context_of(const struct kp_frame *const *frames, size_t n);
 
+/* Is f kernel code: an address in the kernel half, else a kernel
+ * module name (kp_module_is_kernel)? */
+bool kp_frame_is_kernel(const struct kp_frame *f);
+
 /*
  * A new agg of one-frame stacks: each stack of agg becomes the name of
  * its context ("softirq"), so that a profile of it counts samples per
