@@ -52,6 +52,12 @@ for cap in "${caps[@]}"; do
 	kp-grep --collapse-recursion "$cap" > "$t/col"
 	[ "$(total "$t/col")" = "$whole" ]
 	records "$t/col" | awk -F '\t' '{ n = split($1, fr, "\x1f"); for (i = 1; i < n; i++) if (fr[i] == fr[i + 1]) { print "recursion left: " fr[i]; exit 1 } }'
+	# ... and folds as the peer collapses it
+	if command -v inferno-collapse-recursive > /dev/null; then
+		kp-fold "$t/col" | sort > "$t/ours"
+		kp-fold "$cap" | inferno-collapse-recursive | sort > "$t/peer"
+		diff -q "$t/ours" "$t/peer" > /dev/null || { echo "$name: differs from inferno-collapse-recursive"; diff "$t/ours" "$t/peer" | head; exit 1; }
+	fi
 	# --merge-clones: no clone suffix left, total kept, the clone's
 	# samples go to its base name
 	kp-grep --merge-clones "$cap" > "$t/mc"
