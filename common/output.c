@@ -56,6 +56,12 @@ on_signal(int sig)
 }
 
 static void
+on_xfsz(int sig)
+{
+	(void)sig;
+}
+
+static void
 catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -71,14 +77,20 @@ catch_signals(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* a signal the caller ignores (nohup) stays ignored */
+		/* only where the signal would kill: one the caller ignores
+		 * (nohup) or handles itself (kp-sample's SIGINT: stop and
+		 * write the profile) is left alone */
 		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler != SIG_IGN)
+		    old.sa_handler == SIG_DFL)
 			sigaction(sigs[i], &sa, NULL);
 	}
 	/* past a file size limit, write fails with EFBIG and is reported,
-	 * rather than the process dying with the temporary file there */
-	signal(SIGXFSZ, SIG_IGN);
+	 * rather than the process dying with the temporary file there; a
+	 * handler rather than SIG_IGN, which a command run by the caller
+	 * would inherit through exec */
+	sa.sa_handler = on_xfsz;
+	if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		sigaction(SIGXFSZ, &sa, NULL);
 }
 
 /* The path to replace: path itself, or the target of a link of ours. */
