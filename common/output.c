@@ -5,7 +5,8 @@
  * renamed over FILE only when every byte is written, so a failure (a
  * full disk, a file size limit, a fatal error in the input, a signal)
  * leaves the old FILE as it was and no partial file anywhere.  The new
- * file keeps the old one's permission bits (and owner, where allowed).
+ * file keeps the old one's permission bits (not set-id ones) and, where
+ * allowed, its owner.
  *
  * A symbolic link is written through: its target is replaced the same
  * way and the link stays, as "sed -i --follow-symlinks" does.  A link
@@ -164,11 +165,11 @@ kp_output_open(const char *path)
 		kp_die("cannot create %s:", path);
 	}
 	if (exists) {
-		/* as the old file was; the owner only where allowed (root) */
-		if (fchown(fd, sb.st_uid, sb.st_gid) < 0 && errno != EPERM) {
-			/* nothing: the new file keeps our own owner */
-		}
-		fchmod(fd, sb.st_mode & 07777);
+		/* as the old file was; its owner where allowed (root), else
+		 * the new file stays ours */
+		if (fchown(fd, sb.st_uid, sb.st_gid) < 0)
+			errno = 0;
+		fchmod(fd, sb.st_mode & 0777);
 	} else {
 		mask = umask(0);
 		umask(mask);
