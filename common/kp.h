@@ -254,6 +254,13 @@ bool kp_module_is_vmlinux(const char *module);
 bool kp_module_is_kernel(const char *module);
 
 /*
+ * The one name of time spent in user mode when user stacks are not
+ * recorded (kp-sample without --user, perf2kp --kernel-only, kp-top
+ * --by module): a frame of this symbol and no module.  man/kp.5.
+ */
+#define KP_USER_FRAME "[user]"
+
+/*
  * The name of a frame as the folded format and the reports show it:
  * the symbol (with "+0xOFF" if want_off), else the address if want_addr,
  * else "[module]" or "[unknown]".  Writes into buf (grown as needed),
@@ -288,9 +295,14 @@ size_t kp_meta_count(void);
 void kp_meta_clear(void);
 const char *kp_meta_line(size_t i); /* "# key: value", no newline */
 /*
- * What the counts are, decided once for every filter: with "# weight:
- * period" on a clock event (cpu-clock, task-clock, whose period perf
- * gives in nanoseconds) they are nanoseconds.
+ * True when the period of event (a "# event:" value such as
+ * "cpu-clock" or "task-clock:u") is in nanoseconds: the software clock
+ * events.  The one place that rule is decided.
+ */
+bool kp_event_period_is_ns(const char *event);
+/*
+ * What the counts are, for every filter: with "# weight: period" on a
+ * clock event (kp_event_period_is_ns) they are nanoseconds.
  */
 bool kp_meta_counts_ns(void);
 /* With "# weight: samples" on a clock event and a fixed "# period: N":

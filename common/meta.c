@@ -112,14 +112,23 @@ kp_meta_line(size_t i)
 	return i < nlines ? lines[i] : NULL;
 }
 
-/* cpu-clock and task-clock: perf gives their period in nanoseconds */
+/*
+ * The software clock events count time: their period is nanoseconds.
+ * A prefix, as the event is written ("cpu-clock:u", "task-clock:ppp",
+ * "cpu-clock (cycles not supported: no hardware PMU)").
+ */
+bool
+kp_event_period_is_ns(const char *event)
+{
+	return event && (strncmp(event, "cpu-clock", 9) == 0 ||
+			 strncmp(event, "task-clock", 10) == 0);
+}
+
+/* "# event:" names a clock event: its period is nanoseconds */
 static bool
 clock_event(void)
 {
-	const char *ev = kp_meta_get("event");
-
-	return ev && (strncmp(ev, "cpu-clock", 9) == 0 ||
-		      strncmp(ev, "task-clock", 10) == 0);
+	return kp_event_period_is_ns(kp_meta_get("event"));
 }
 
 bool
