@@ -24,9 +24,9 @@ CC ?= cc
 ifeq ($(CC),)
 CC := cc
 endif
-PKGS := libdw libelf zlib
+PKGS := libdw libelf zlib libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -lzstd)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wold-style-definition -Wno-format-nonliteral
