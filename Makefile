@@ -34,7 +34,7 @@ OPT ?= -O2 -g
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) -Icommon $(PKG_CFLAGS) \
 	$(SAN) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(SAN) $(EXTRA_LDFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+LDLIBS_ALL = $(PKG_LIBS) -liberty -lm -lpthread
 
 ifeq ($(V),1)
 Q :=

@@ -94,6 +94,11 @@ struct kp_pd {
 	uint8_t *dbuf;
 	size_t dpos, dlen, dcap;
 	uint64_t zoff; /* offset of the compressed record last read */
+	/* records waiting to be put in time order (see "order") */
+	struct qrec **q;
+	size_t nq, qcap, qbytes;
+	size_t ready, nready; /* q[ready..nready): sorted, to deliver */
+	uint64_t seq, max_time, next_flush, last_flush;
 	/* the record being decoded, aligned */
 	uint64_t *rec;
 	uint64_t regs[64];
@@ -102,6 +107,13 @@ struct kp_pd {
 struct idmap {
 	uint64_t id;
 	size_t ev;
+};
+
+/* A record held back to be delivered in time order. */
+struct qrec {
+	uint64_t time, seq, off;
+	uint32_t len;
+	uint8_t data[];
 };
 
 /* ---- errors and the cursor ---- */
@@ -178,6 +190,24 @@ getn(struct cur *c, uint64_t n)
 	return p;
 }
 
+/*
+ * A string of the header made one line of text, as it goes into
+ * metadata ("# key: value"): control bytes become blanks, and the blanks
+ * at its end go (a reader strips them).
+ */
+static char *
+clean(char *s)
+{
+	size_t n = strlen(s), i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = ' ';
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
 /* perf_header_string: u32 len, then len bytes holding a C string. */
 static char *
 get_str(struct cur *c)
@@ -187,7 +217,8 @@ get_str(struct cur *c)
 
 	if (!s)
 		return NULL;
-	return kp_xstrndup((const char *)s, strnlen((const char *)s, len));
+	return clean(kp_xstrndup((const char *)s,
+				 strnlen((const char *)s, len)));
 }
 
 static void
@@ -335,7 +366,7 @@ name_events(struct kp_pd *pd)
 				ev = m->ev;
 		if (ev == SIZE_MAX && d->nids == 0 && d->index < pd->nev)
 			ev = d->index;
-		if (ev == SIZE_MAX || ev >= pd->nev)
+		if (ev == SIZE_MAX || ev >= pd->nev || !*d->name)
 			continue;
 		free(pd->ev[ev].name);
 		pd->ev[ev].name = kp_xstrdup(d->name);
@@ -472,7 +503,7 @@ feature(struct kp_pd *pd, uint64_t feat, const uint8_t *p, size_t n,
 			free(s);
 		}
 		if (c.ok && line)
-			set_str(&pd->info.cmdline, line);
+			set_str(&pd->info.cmdline, clean(line));
 		else
 			free(line);
 		break;
@@ -684,6 +715,7 @@ kp_pd_open(struct kp_input *in, const char **why)
 	struct kp_pd *pd;
 	const char *p;
 	uint64_t m, size;
+	size_t n;
 
 	*why = "not a perf.data file";
 	if (kp_input_need(in, PD_PIPE_HDR_SIZE, &p) < PD_PIPE_HDR_SIZE)
@@ -713,10 +745,14 @@ kp_pd_open(struct kp_input *in, const char **why)
 		pd->pos = PD_PIPE_HDR_SIZE;
 		return pd;
 	}
-	if (size != PD_HDR_SIZE ||
-	    kp_input_need(in, PD_HDR_SIZE, &p) < PD_HDR_SIZE) {
+	if (size != PD_HDR_SIZE) {
 		fail(pd, 8, "header size %llu (expected %d or %d)",
 		     (unsigned long long)size, PD_HDR_SIZE, PD_PIPE_HDR_SIZE);
+		goto bad;
+	}
+	if ((n = kp_input_need(in, PD_HDR_SIZE, &p)) < PD_HDR_SIZE) {
+		fail(pd, n, "the file ends inside its %d-byte header",
+		     PD_HDR_SIZE);
 		goto bad;
 	}
 	{
@@ -1007,7 +1043,8 @@ header_record(struct kp_pd *pd, uint32_t type, uint16_t misc,
 				break;
 			ids = kp_xmalloc(sizeof(*ids));
 			ids[0] = id;
-			add_desc(pd, kp_xstrndup(s, len), ids, 1, SIZE_MAX);
+			add_desc(pd, clean(kp_xstrndup(s, len)), ids, 1,
+				 SIZE_MAX);
 		}
 		return 0;
 	/*
@@ -1118,6 +1155,144 @@ end:
 	return 0;
 }
 
+/* ---- order ----
+ *
+ * perf report and perf script see the records of all CPUs in time
+ * order, not in the file's (each CPU's buffer is written in turn): a
+ * child's FORK may be written after its first samples.  As perf's
+ * ordered_events do, records with a time are held back; at each
+ * FINISHED_ROUND those up to the greatest time seen before the previous
+ * one are delivered, sorted by time (records of one time in file order),
+ * and all of them at the end.  A record without a time, or older than
+ * what was delivered already, goes out at once.  Memory: one round of
+ * records (at most PD_MAX_QUEUE bytes; then the older half goes out).
+ */
+#define PD_MAX_QUEUE (256u << 20)
+
+/* The time of a record, from its sample fields or its sample_id. */
+static bool
+rec_time(struct kp_pd *pd, const uint8_t *p, size_t n, uint64_t *t)
+{
+	const struct perf_event_attr *a;
+	struct cur c = { p + 8, p + n, true };
+	uint32_t type;
+	uint64_t st, k;
+	int ev;
+
+	if (pd->nev == 0)
+		return false;
+	memcpy(&type, p, 4);
+	if (type == PERF_RECORD_SAMPLE) {
+		ev = sample_event(pd, c);
+		if (ev < 0)
+			return false;
+		st = pd->ev[ev].attr.sample_type;
+		if (!(st & PERF_SAMPLE_TIME))
+			return false;
+		k = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+		    !!(st & PERF_SAMPLE_TID);
+	} else {
+		a = &pd->ev[0].attr;
+		if (!a->sample_id_all)
+			return false;
+		st = a->sample_type;
+		if (st & PERF_SAMPLE_IDENTIFIER && pd->nev > 1 && n >= 16) {
+			struct idmap *m;
+			uint64_t id;
+
+			memcpy(&id, p + n - 8, 8);
+			if ((m = id_find(pd, id)) != NULL)
+				st = pd->ev[m->ev].attr.sample_type;
+		}
+		if (!(st & PERF_SAMPLE_TIME))
+			return false;
+		/* sample_id: TID TIME ID STREAM_ID CPU IDENTIFIER, at the end */
+		k = !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+		    !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+		if (k * 8 > n - 8)
+			return false;
+		c.p = p + n - k * 8;
+		k = !!(st & PERF_SAMPLE_TID);
+	}
+	if (k * 8 > (size_t)(c.e - c.p))
+		return false;
+	c.p += k * 8;
+	*t = get64(&c);
+	return c.ok;
+}
+
+static int
+qcmp(const void *a, const void *b)
+{
+	const struct qrec *x = *(const struct qrec *const *)a;
+	const struct qrec *y = *(const struct qrec *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort the held records; those up to limit (half: the older half of
+ * them) become ready. */
+static void
+flush(struct kp_pd *pd, uint64_t limit, bool half)
+{
+	size_t i;
+
+	if (pd->ready < pd->nready)
+		return; /* the last flush is still being delivered */
+	for (i = pd->nready; i < pd->nq; i++)
+		pd->q[i - pd->nready] = pd->q[i];
+	pd->nq -= pd->nready;
+	pd->ready = pd->nready = 0;
+	qsort(pd->q, pd->nq, sizeof(*pd->q), qcmp);
+	if (half && pd->nq)
+		limit = pd->q[pd->nq / 2]->time;
+	while (pd->nready < pd->nq && pd->q[pd->nready]->time <= limit)
+		pd->nready++;
+	if (pd->nready)
+		pd->last_flush = pd->q[pd->nready - 1]->time;
+}
+
+static void
+hold(struct kp_pd *pd, const uint8_t *p, size_t n, uint64_t t, uint64_t off)
+{
+	struct qrec *q = kp_xmalloc(sizeof(*q) + n);
+
+	q->time = t;
+	q->seq = pd->seq++;
+	q->off = off;
+	q->len = (uint32_t)n;
+	memcpy(q->data, p, n);
+	if (pd->nq == pd->qcap) {
+		pd->qcap = pd->qcap ? pd->qcap * 2 : 4096;
+		pd->q = kp_xrealloc(pd->q, pd->qcap * sizeof(*pd->q));
+	}
+	pd->q[pd->nq++] = q;
+	pd->qbytes += n;
+	if (t > pd->max_time)
+		pd->max_time = t;
+}
+
+/* The next held record that is ready, copied into pd->rec, or 0. */
+static size_t
+take(struct kp_pd *pd, uint64_t *off)
+{
+	struct qrec *q;
+	size_t n;
+
+	if (pd->ready == pd->nready)
+		return 0;
+	q = pd->q[pd->ready++];
+	n = q->len;
+	memcpy(pd->rec, q->data, n);
+	*off = q->off;
+	pd->qbytes -= n;
+	free(q);
+	return n;
+}
+
 int
 kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 {
@@ -1130,7 +1305,16 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 	int st;
 
 	for (;;) {
+		if ((n = take(pd, &off)) > 0) {
+			memcpy(&type, p, 4);
+			memcpy(&misc, p + 4, 2);
+			goto deliver;
+		}
 		if ((st = next_raw(pd, &n, &off, &from_z)) <= 0) {
+			if (st == 0 && pd->nq > 0) {
+				flush(pd, UINT64_MAX, false);
+				continue;
+			}
 			if (st == 0)
 				name_events(pd);
 			return st;
@@ -1162,11 +1346,27 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 				return -1;
 			continue;
 		}
+		if (type == KP_PD_FINISHED_ROUND) {
+			flush(pd, pd->next_flush, false);
+			pd->next_flush = pd->max_time;
+			continue;
+		}
 		if (type >= KP_PD_HEADER_ATTR) {
 			if (header_record(pd, type, misc, p, n, off) < 0)
 				return -1;
 			continue;
 		}
+		{
+			uint64_t t;
+
+			if (rec_time(pd, p, n, &t) && t >= pd->last_flush) {
+				hold(pd, p, n, t, off);
+				if (pd->qbytes > PD_MAX_QUEUE)
+					flush(pd, 0, true);
+				continue;
+			}
+		}
+	deliver:
 		memset(r, 0, sizeof(*r));
 		r->type = type;
 		r->misc = misc;
@@ -1259,6 +1459,9 @@ kp_pd_close(struct kp_pd *pd)
 	free(pd->info.arch);
 	free(pd->info.cmdline);
 	free(pd->info.kernel_build_id);
+	for (i = pd->ready; i < pd->nq; i++)
+		free(pd->q[i]);
+	free(pd->q);
 	kp_slots_free(&pd->ids);
 	kp_pool_free(&pd->pool);
 	ZSTD_freeDCtx(pd->z);

@@ -139,4 +139,27 @@ const char *kp_pd_build_id(const struct kp_pd *pd, const char *path);
 void kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total);
 void kp_pd_close(struct kp_pd *pd);
 
+/* ---- perfdata_conv.c: perf.data to kp stacks ---- */
+
+struct kp_perf_opts;
+
+struct kp_pd_opts {
+	struct kp_perf_opts *perf; /* perf2kp's options, and its results */
+	const char *kallsyms;      /* the kernel's symbols (NULL: found) */
+	bool no_demangle;          /* keep C++ symbols mangled */
+	bool keep_going; /* a malformed record ends the input with a
+			  * warning (fuzzing), not exit 2 */
+};
+
+/*
+ * Convert one perf.data (kp_pd_is(in)) into agg: the samples of the
+ * event perf_opts->event, else of the event with the most samples (the
+ * others named on stderr), as perf report and perf script name them;
+ * header metadata with kp_meta_set.  o: struct kp_pd_opts *.  Returns 0,
+ * or -1 with *why when the input cannot be opened as perf.data; a
+ * malformed record later is fatal: "prog: FILE: offset N: why", exit 2.
+ */
+int kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+			const char **why);
+
 #endif /* KP_PERFDATA_H */

@@ -12,7 +12,7 @@ rec two-events -a -g -F 999 -e cpu-clock -e page-faults -- $W
 rec fixed-period -a -g -c 500000 -e cpu-clock -- $W
 rec dwarf --call-graph dwarf,4096 -F 499 -- perl -e "$P"
 perf record -q -o - -a -g -F 999 -- $W > perfdata-pipe.data
-rec z -z -a -g -F 999 -- $W
+rec z -z -g -F 999 -- $W
 dd if=/dev/zero of=/dev/null bs=64 count=100000000 2>/dev/null & pid=$!
 rec p -g -F 999 -p $pid -- sleep 2
 kill $pid
