@@ -36,6 +36,7 @@ struct pdc {
 	size_t naggs;
 	struct kp_conv cv;     /* the stack being built */
 	struct kp_slots tidy;  /* resolver frame -> frame as perf2kp names it */
+	struct named *named;   /* the frames of an address: see push_addr */
 	struct kp_pool pool;
 	bool dwarf_said;
 	/* progress */
@@ -134,6 +135,21 @@ load_kernel(struct pdc *c)
 enum { SP_KERNEL, SP_USER, SP_OTHER };
 
 /*
+ * The frames of one address, named and tidied: a direct-mapped cache in
+ * front of the resolver's own, keyed by what names the address (the
+ * file, where it is mapped, the address; the kernel: the address), so
+ * that an address seen before costs one probe.
+ */
+#define NAMED 65536 /* a power of two */
+struct named {
+	const char *file; /* NULL: kernel or no mapping (see sp) */
+	uint64_t base, ip;
+	int sp;
+	uint32_t n;
+	const struct kp_frame **fr;
+};
+
+/*
  * The mapping of pid that holds a user address.  As in perf, an exec
  * does not forget the old program's mappings until new ones cover them:
  * a sample inside execve, taken after its COMM record, still holds the
@@ -157,24 +173,49 @@ static void
 push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
 {
 	const struct kp_frame *const *fr;
-	const struct kp_map *m;
+	const struct kp_map *m = NULL;
+	const char *file = NULL;
+	struct named *e;
+	uint64_t base = 0, h;
 	size_t n, i;
 
 	if ((c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) ||
 	    (c->po->space == KP_SPACE_USER && sp == SP_KERNEL))
 		return;
-	if (sp == SP_KERNEL) {
-		if (!c->kernel_tried)
-			load_kernel(c);
-		n = kp_resolve_kernel(c->res, ip, 0, &fr);
-	} else if (sp == SP_USER && (m = user_map(c, r->pid, ip)) != NULL) {
-		n = kp_resolve_user(c->res, m, ip, 0, &fr);
-	} else {
-		kp_conv_push(&c->cv, kp_frame_make(ip, KP_F_ADDR, NULL, NULL));
-		return;
+	if (sp == SP_USER && (m = user_map(c, r->pid, ip)) != NULL) {
+		file = m->path;
+		base = m->start - m->pgoff;
 	}
-	for (i = 0; i < n; i++)
-		kp_conv_push(&c->cv, tidy(c, fr[i]));
+	h = (ip ^ (uintptr_t)file ^ base * 31 ^ (uint64_t)sp << 60) *
+	    0x9e3779b97f4a7c15ull;
+	e = &c->named[h >> 48 & (NAMED - 1)];
+	if (!e->fr || e->ip != ip || e->file != file || e->base != base ||
+	    e->sp != sp) {
+		if (sp == SP_KERNEL) {
+			if (!c->kernel_tried)
+				load_kernel(c);
+			n = kp_resolve_kernel(c->res, ip, 0, &fr);
+		} else if (m) {
+			n = kp_resolve_user(c->res, m, ip, 0, &fr);
+		} else {
+			static const struct kp_frame *one;
+
+			one = kp_frame_make(ip, KP_F_ADDR, NULL, NULL);
+			fr = &one;
+			n = 1;
+		}
+		if (!e->fr || e->n < n)
+			e->fr = kp_pool_alloc(&c->pool, n * sizeof(*e->fr));
+		for (i = 0; i < n; i++)
+			e->fr[i] = tidy(c, fr[i]);
+		e->n = (uint32_t)n;
+		e->ip = ip;
+		e->file = file;
+		e->base = base;
+		e->sp = sp;
+	}
+	for (i = 0; i < e->n; i++)
+		kp_conv_push(&c->cv, e->fr[i]);
 }
 
 /* The process frame of --comm, --pid, --tid: "comm-PID/TID". */
@@ -479,6 +520,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		return -1;
 	c.res = kp_resolver_new(0);
 	c.procs = kp_procs_new();
+	c.named = kp_xcalloc(NAMED, sizeof(*c.named));
 	c.tty = isatty(2) && !kp_quiet;
 	kp_conv_init(&c.cv, agg, in);
 	while ((st = kp_pd_next(c.pd, &r)) > 0) {
@@ -498,6 +540,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	free(c.aggs);
 	kp_conv_free(&c.cv);
 	kp_slots_free(&c.tidy);
+	free(c.named);
 	kp_pool_free(&c.pool);
 	kp_procs_free(c.procs);
 	kp_resolver_free(c.res);

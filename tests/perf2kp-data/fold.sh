@@ -17,13 +17,7 @@
 # says so on stderr, which is checked here).  A callchain perf cannot
 # parse is counted by its IP, as perf report counts it, where perf script
 # prints no frame (see below).
-set -eu
-[ -x "$KP_BIN/perf2kp" ] || { echo "skipped: no perf2kp"; exit 77; }
-command -v xz > /dev/null || { echo "skipped: no xz"; exit 77; }
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-S="$KP_TOP/samples"
-xz -dc "$S/kallsyms-6.18.44-fc-v769.xz" > "$t/kallsyms"
+. "$KP_TOP/tests/perf2kp-data/setup.bash"
 status=0
 compare() { # capture, options...
 	local capture=$1 d="$S/perfdata-$1" left; shift

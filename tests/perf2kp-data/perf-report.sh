@@ -19,13 +19,7 @@
 # perf script's text says which symbols were in it).  The --call-graph
 # dwarf capture is not compared: perf unwinds its user stacks, perf2kp
 # does not (it says so).
-set -eu
-[ -x "$KP_BIN/perf2kp" ] || { echo "skipped: no perf2kp"; exit 77; }
-command -v xz > /dev/null || { echo "skipped: no xz"; exit 77; }
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-S="$KP_TOP/samples"
-xz -dc "$S/kallsyms-6.18.44-fc-v769.xz" > "$t/kallsyms"
+. "$KP_TOP/tests/perf2kp-data/setup.bash"
 status=0
 for capture in a-g user two-events fixed-period pipe z p tracepoint; do
 d="$S/perfdata-$capture"
