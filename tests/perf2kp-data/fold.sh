@@ -9,8 +9,9 @@
 # and of each event of the two-event capture (--event).
 #
 # Left out, and counted (the same samples on both sides): those with a
-# frame in a file rebuilt since the capture (perf2kp names the file: its
-# build-id changed; perf named its symbols then), and those with a frame
+# frame in a file rebuilt or removed since the capture (perf2kp names the
+# file: its build-id changed, or it is gone; perf named its symbols then),
+# and those with a frame
 # in a file whose name holds a blank ("/memfd:x (deleted)"), which perf
 # script's text cannot delimit.  The --call-graph dwarf capture is not
 # compared: perf script unwinds its user stacks, perf2kp does not (it
@@ -22,7 +23,8 @@ status=0
 compare() { # capture, options...
 	local capture=$1 d="$S/perfdata-$1" left; shift
 	perf2kp --kallsyms "$t/kallsyms" "$@" "$d.data" 2> "$t/err" | kp-fold > "$t/data.fold"
-	sed -n 's/^perf2kp: \(.*\): build-id [0-9a-f]*, not the [0-9a-f]* it had when sampled.*/\1/p' "$t/err" > "$t/changed"
+	sed -n -e 's/^perf2kp: \(.*\): build-id [0-9a-f]*, not the [0-9a-f]* it had when sampled.*/\1/p' \
+		-e 's/^perf2kp: \(.*\): No such file or directory; its frames stay addresses$/\1/p' "$t/err" > "$t/changed"
 	# perf script's samples without such frames (user frames: with
 	# --kernel-only they are not in the output of either side)
 	case " $* " in *" --kernel-only "*) : > "$t/changed"; kernel=1 ;; *) kernel=0 ;; esac
@@ -34,7 +36,7 @@ compare() { # capture, options...
 	  print; print "" }' > "$t/script"
 	perf2kp "$@" "$t/script" 2> /dev/null | kp-fold | sort > "$t/text.kept"
 	awk -v changed="$t/changed" '
-	BEGIN { while ((getline l < changed) > 0) gone["[" l "]"] = 1 }
+	BEGIN { while ((getline l < changed) > 0) { sub(/.*\//, "", l); gone["[" l "]"] = 1 } }
 	{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n])
 	  for (i = 1; i <= n; i++) if ((f[i] in gone) || (f[i] ~ /^\[[^]]* [^]]*\]$/ && f[i] != "[no stack]")) next
 	  print }' "$t/data.fold" | sort > "$t/data.kept"

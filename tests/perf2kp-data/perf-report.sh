@@ -14,9 +14,9 @@
 # Left out of the comparison, and counted: perf's rows of unresolved
 # addresses ("[.] 0x0000000000004ce8", kp counts them per module), names
 # perf splits into rows of several programs, and the symbols of programs
-# rebuilt since the capture (a system-wide capture holds other programs
-# of the machine: perf2kp names a file whose build-id changed, and
-# perf script's text says which symbols were in it).  The --call-graph
+# rebuilt or removed since the capture (a system-wide capture holds other
+# programs of the machine: perf2kp names a file whose build-id changed or
+# that is gone, and perf script's text says which symbols were in it).  The --call-graph
 # dwarf capture is not compared: perf unwinds its user stacks, perf2kp
 # does not (it says so).
 . "$KP_TOP/tests/perf2kp-data/setup.bash"
@@ -27,7 +27,8 @@ echo "== $capture"
 perf2kp --kallsyms "$t/kallsyms" --weight period "$d.data" 2> "$t/err" |
 	kp-inclusive --format tsv > "$t/kp.tsv"
 # the files rebuilt since, and the symbols perf script found in them
-sed -n 's/^perf2kp: \(.*\): build-id [0-9a-f]*, not the [0-9a-f]* it had when sampled.*/\1/p' "$t/err" > "$t/changed"
+sed -n -e 's/^perf2kp: \(.*\): build-id [0-9a-f]*, not the [0-9a-f]* it had when sampled.*/\1/p' \
+		-e 's/^perf2kp: \(.*\): No such file or directory; its frames stay addresses$/\1/p' "$t/err" > "$t/changed"
 xz -dc "$d.script.xz" | awk -v changed="$t/changed" '
 BEGIN { while ((getline l < changed) > 0) gone["(" l ")"] = 1 }
 /^\t/ && ($NF in gone) { s = $0; sub(/^\t *[0-9a-f]+ /, "", s); sub(/ \([^(]*\)$/, "", s)
