@@ -48,6 +48,7 @@ struct perf {
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
 	bool headers; /* a sample header was seen (else -F ip,sym) */
+	bool dsos;    /* a frame line ended in "(DSO)" */
 	uint64_t weight;
 	const struct kp_frame *proc;
 	size_t nkernel; /* frames pushed that are kernel code */
@@ -183,6 +184,8 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 				e--;
 		}
 	}
+	if (dso)
+		pf->dsos = true;
 	if (dso && de - dso == 7 && memcmp(dso, "inlined", 7) == 0)
 		inlined = true;
 	else if (dso)
@@ -370,6 +373,7 @@ struct hdr {
 	const char *rest, *reste;
 	uint64_t period;
 	bool has_period;
+	bool period_bad; /* digits where the period goes, past 2^64 */
 };
 
 /* A pid or tid: digits, or -1 for an exiting task. */
@@ -443,21 +447,11 @@ is_cpu(const char *s, const char *e)
  * The comm may hold blanks and digits, so the fields are found from
  * the time stamp (or the event) leftwards.
  */
-/* Decimal [s, e) into *v; false if empty, not digits or too long. */
+/* Decimal [s, e) into *v; false if empty, not digits or past 2^64. */
 static bool
 dec(const char *s, const char *e, uint64_t *v)
 {
-	uint64_t x = 0;
-
-	if (s == e || e - s > 19)
-		return false;
-	for (; s < e; s++) {
-		if (!kp_conv_digit(*s))
-			return false;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*v = x;
-	return true;
+	return kp_parse_u64(s, (size_t)(e - s), 10, v) == 0;
 }
 
 /*
@@ -486,16 +480,17 @@ parse_header_fast(const char *s, size_t len, struct hdr *h)
 	if (t == dot || t == s || !kp_conv_blank(t[-1]))
 		return false;
 	h->period = 0;
-	h->has_period = false;
+	h->has_period = h->period_bad = false;
 	h->comm = h->pid = h->tid = NULL;
 	/* right: [period] event: [rest] */
 	for (p = c + 1; p < e && kp_conv_blank(*p); p++)
 		;
-	for (q = p, x = 0; q < e && kp_conv_digit(*q); q++)
-		x = x * 10 + (uint64_t)(*q - '0');
-	if (q > p && q < e && kp_conv_blank(*q) && q - p <= 19) {
+	for (q = p; q < e && kp_conv_digit(*q); q++)
+		;
+	if (q > p && q < e && kp_conv_blank(*q)) {
+		h->has_period = dec(p, q, &x);
+		h->period_bad = !h->has_period;
 		h->period = x ? x : 1;
-		h->has_period = true;
 		for (p = q; p < e && kp_conv_blank(*p); p++)
 			;
 	}
@@ -572,6 +567,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		i = it + 1;
 		if (i < nt && kp_conv_all_digits(ts[i], te[i]) && i + 1 < nt) {
 			h->has_period = dec(ts[i], te[i], &h->period);
+			h->period_bad = !h->has_period;
 			i++;
 		}
 		if (i >= nt || te[i][-1] != ':' || te[i] - ts[i] < 2)
@@ -593,6 +589,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		    (is_cpu(ts[j - 1], te[j - 1]) ||
 		     pid_tid(ts[j - 1], te[j - 1], h))) {
 			h->has_period = dec(ts[j], te[j], &h->period);
+			h->period_bad = !h->has_period;
 			j--;
 			if (is_cpu(ts[j], te[j]))
 				j--;
@@ -746,6 +743,12 @@ start_sample(struct perf *pf, const struct hdr *h)
 		pf->skip_sample = true;
 		return;
 	}
+	if (pf->o->period && h->period_bad) {
+		kp_input_skip(pf->in, "the period does not fit in 64 bits; "
+				      "sample skipped");
+		pf->skip_sample = true;
+		return;
+	}
 	pf->weight = pf->o->period && h->has_period ? h->period : 1;
 	pf->java = h->comm && (size_t)(h->comme - h->comm) == 4 &&
 		   memcmp(h->comm, "java", 4) == 0;
@@ -838,17 +841,54 @@ loose_header(const char *s, size_t n, struct hdr *h)
 /* ---- the input as a whole ---- */
 
 /*
+ * "root;...;leaf COUNT": a folded stack, not a perf sample header (which
+ * the loose shape "comm TID" would otherwise take it for).
+ */
+static bool
+folded_line(const char *s, const char *e)
+{
+	const char *p = e;
+
+	while (p > s && kp_conv_digit(p[-1]))
+		p--;
+	return p < e && p > s && kp_conv_blank(p[-1]) &&
+	       memchr(s, ';', (size_t)(p - s));
+}
+
+/* [s, e) is an indented frame line: blanks, then a hex address. */
+static bool
+frame_shape(const char *s, const char *e)
+{
+	const char *p = s;
+
+	while (p < e && kp_conv_blank(*p))
+		p++;
+	if (p == s || p == e)
+		return false;
+	while (p < e && kp_conv_xdigit(*p))
+		p++;
+	return p > s && (p == e || kp_conv_blank(*p) || *p == '\r');
+}
+
+/*
  * Refuse a file of another kind within its first KiB: a perf.data
- * file (magic "PERFILE2", binary), DTrace or bpftrace output, kp.
+ * file (magic "PERFILE2", binary), DTrace or bpftrace output, kp,
+ * folded stacks, text of any other kind.  The loose header shape
+ * ("comm TID", from -F selections without time and event) counts only
+ * with a frame line after it: "hello world 5" alone is not a sample.
  */
 static int
 check_kind(struct kp_input *in, const char **why)
 {
-	const char *p, *e, *nl;
+	static const char expected[] =
+		"expected 'perf script' output (a sample header such as "
+		"'comm 1234 [000] 12.345: 1 cycles:')";
+	const char *p, *e, *nl, *s, *le, *ls;
 	size_t n = kp_input_peek(in, &p);
 	struct hdr h;
+	bool loose = false, more = n > 1024;
 
-	e = p + (n > 1024 ? 1024 : n);
+	e = p + (more ? 1024 : n);
 	if (n >= 8 && memcmp(p, "PERFILE", 7) == 0) {
 		*why = "this is a perf.data file, not text: run 'perf script' "
 		       "on it and give perf2kp that output";
@@ -860,28 +900,41 @@ check_kind(struct kp_input *in, const char **why)
 	}
 	while (p < e) {
 		nl = memchr(p, '\n', (size_t)(e - p));
-		if (!nl)
+		if (!nl && more)
 			return 0; /* no whole line in the first KiB */
-		const char *s = p, *le = nl, *ls = p;
-
-		p = nl + 1;
+		le = nl ? nl : e;
+		s = ls = p;
+		p = le + 1;
 		if (le > s && le[-1] == '\r')
 			le--;
+		if (loose) /* the line after a loose header */
+			return frame_shape(ls, le) ? 0 : (*why = expected, -1);
 		while (s < le && kp_conv_blank(*s))
 			s++;
 		if (s == le || *s == '#')
 			continue;
+		if (folded_line(s, le)) {
+			*why = "these are folded stacks ('a;b;c COUNT'), not "
+			       "'perf script' output: use fold2kp";
+			return -1;
+		}
 		/* a header, side-band, or -F ip,sym's header-less frames */
 		if (parse_header(s, (size_t)(le - s), &h) ||
 		    sideband(s, (size_t)(le - s)) ||
-		    (*ls == '\t' && kp_conv_xdigit(*s)) ||
-		    loose_header(s, (size_t)(le - s), &h))
+		    (*ls == '\t' && kp_conv_xdigit(*s)))
 			return 0;
-		*why = "expected 'perf script' output (a sample header such "
-		       "as 'comm 1234 [000] 12.345: 1 cycles:')";
+		if (*ls != '\t' && loose_header(s, (size_t)(le - s), &h)) {
+			loose = true;
+			continue;
+		}
+		*why = expected;
 		return -1;
 	}
-	return 0;
+	if (loose && !more) {
+		*why = expected; /* a loose header, and nothing after it */
+		return -1;
+	}
+	return 0; /* only blank lines and comments */
 }
 
 /* ---- blocks: a sample's frame lines at once ---- */
@@ -1094,6 +1147,36 @@ block(struct perf *pf)
 }
 
 /*
+ * The last line of the input, without its newline, [s, s + n): cut
+ * short?  A frame line is when it opens a "(DSO)" it does not close,
+ * or has none where the capture's frame lines have one; a header is
+ * when the capture's samples have frame lines (its own are missing).
+ *
+ *		fffffff
+ *		ffffffff811e3b1e vfs_read+0x1 ([kern
+ */
+static bool
+truncated(struct perf *pf, const char *line, const char *s, size_t n,
+	  bool *header)
+{
+	struct hdr h;
+	const char *p = s, *e = s + n;
+
+	*header = *line != '\t' && parse_header(s, n, &h);
+	if (*header) {
+		if (h.rest == h.reste)
+			return pf->dsos;
+		p = h.rest;
+		e = h.reste;
+	} else if (!kp_conv_xdigit(*s)) {
+		return false; /* not a frame line: skipped as such */
+	}
+	if (memchr(p, '(', (size_t)(e - p)))
+		return e[-1] != ')';
+	return pf->dsos;
+}
+
+/*
  * One line of the input, after the line reader: the state machine of
  * samples (header, frame lines, blank line).
  */
@@ -1106,6 +1189,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 	char *s = line;
 	size_t n = len;
 	uint64_t hash;
+	bool header;
 
 	if (kp_conv_nul(in, line, len))
 		return;
@@ -1118,6 +1202,16 @@ perf_line(struct perf *pf, char *line, size_t len)
 	if (n == 0) {
 		end_sample(pf, NULL);
 		pf->orphan = false;
+		return;
+	}
+	if (kp_input_partial(in) && !pf->orphan && *s != '#' &&
+	    truncated(pf, line, s, n, &header)) {
+		if (header)
+			end_sample(pf, NULL); /* the sample before it */
+		kp_input_skip(in, "the last line is cut short (no newline at "
+				  "the end of the input); its sample skipped");
+		pf->skip_sample = true;
+		pf->orphan = true;
 		return;
 	}
 	/* comments; -F +srccode's source lines: "|42   code" */

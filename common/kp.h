@@ -154,6 +154,8 @@ struct kp_input *kp_input_open(const char *path);
  */
 char *kp_input_getline(struct kp_input *in, size_t *len);
 unsigned long kp_input_lineno(const struct kp_input *in);
+/* The line kp_input_getline returned last had no newline (end of input). */
+bool kp_input_partial(const struct kp_input *in);
 const char *kp_input_name(const struct kp_input *in);
 /*
  * A skipped input line: "prog: FILE:LINE: why" for the first few, then
