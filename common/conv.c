@@ -235,6 +235,7 @@ kp_conv_files(struct kp_agg *agg, int nfiles, char **files,
 		in = kp_input_open(nfiles ? files[i] : "-");
 		if (convert(agg, in, o, &why) < 0)
 			kp_die("%s: %s", kp_input_name(in), why);
+		kp_agg_check_total(agg, kp_input_name(in));
 		kp_input_close(in);
 	}
 }
