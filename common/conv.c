@@ -229,13 +229,18 @@ kp_conv_files(struct kp_agg *agg, int nfiles, char **files,
 {
 	struct kp_input *in;
 	const char *why;
+	bool bad;
 	int i;
 
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
-		in = kp_input_open(nfiles ? files[i] : "-");
-		if (convert(agg, in, o, &why) < 0)
-			kp_die("%s: %s", kp_input_name(in), why);
-		kp_agg_check_total(agg, kp_input_name(in));
-		kp_input_close(in);
+		const char *path = nfiles ? files[i] : "-";
+
+		in = kp_input_open(path);
+		bad = convert(agg, in, o, &why) < 0;
+		kp_input_close(in); /* before exit: nothing left to leak */
+		if (bad)
+			kp_die("%s: %s", strcmp(path, "-") ? path : "<stdin>",
+			       why);
+		kp_agg_check_total(agg, path);
 	}
 }

@@ -55,9 +55,8 @@ struct perf {
 	/* process frames by name, a direct-mapped cache: samples of a
 	 * few processes interleave in a system-wide capture */
 	const struct kp_frame *procs[PROC_CACHE];
-	char *others;
-	size_t otherslen;
-	size_t evlen; /* strlen(o->event_used) */
+	struct kp_agg *agg0; /* the caller's: the first event's */
+	struct kp_perf_event *ev; /* the current sample's event */
 	struct kp_slots blocks; /* the block cache (see "blocks" below) */
 	struct kp_pool pool; /* cached lines and blocks */
 	unsigned long ended;	     /* samples ended: end_sample calls */
@@ -611,31 +610,40 @@ parse_header(const char *s, size_t len, struct hdr *h)
 	return h->eve - h->ev < 12 || memcmp(h->ev, "PERF_RECORD_", 12);
 }
 
-static void
-note_other(struct perf *pf, const char *ev, size_t len)
+/*
+ * The event named [name, name + len): its entry, made on its first
+ * sample.  Each event has an aggregation of its own (memory grows with
+ * the distinct stacks of each), but with --event only the one named.
+ */
+static struct kp_perf_event *
+event(struct perf *pf, const char *name, size_t len)
 {
-	const char *p = pf->others, *e, *c;
+	struct kp_perf_opts *o = pf->o;
+	struct kp_perf_event *ev = pf->ev;
+	size_t i;
 
-	pf->o->samples_other++;
-	e = p ? p + pf->otherslen : NULL;
-	while (p && p < e) {
-		c = memchr(p, ',', (size_t)(e - p));
-		if (!c)
-			c = e;
-		if ((size_t)(c - p) == len && memcmp(p, ev, len) == 0)
-			return;
-		p = c + (c < e ? 2 : 0);
+	if (ev && ev->len == len && memcmp(ev->name, name, len) == 0)
+		return ev;
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev->len == len && memcmp(ev->name, name, len) == 0)
+			return ev;
 	}
-	if (pf->otherslen > 4096)
-		return;
-	pf->others = kp_xrealloc(pf->others, pf->otherslen + len + 3);
-	if (pf->otherslen) {
-		memcpy(pf->others + pf->otherslen, ", ", 2);
-		pf->otherslen += 2;
+	o->events = kp_xrealloc(o->events,
+				(o->nevents + 1) * sizeof(*o->events));
+	ev = &o->events[o->nevents];
+	memset(ev, 0, sizeof(*ev));
+	ev->name = kp_xstrndup(name, len);
+	ev->len = len;
+	if (o->event ? len == 0 || strcmp(ev->name, o->event) == 0
+		     : !o->nevents) {
+		ev->agg = pf->agg0;
+	} else if (!o->event) {
+		ev->agg = kp_agg_new();
+		ev->owned = true;
 	}
-	memcpy(pf->others + pf->otherslen, ev, len);
-	pf->otherslen += len;
-	pf->others[pf->otherslen] = '\0';
+	o->nevents++;
+	return ev;
 }
 
 /* The process frame: "comm", "comm-PID" or "comm-PID/TID". */
@@ -716,7 +724,7 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 					      pf->cv.frames, pf->cv.n,
 					      pf->weight);
 		}
-		pf->o->samples++;
+		pf->ev->samples++;
 	}
 	pf->cv.n = 0;
 	pf->in_sample = pf->skip_sample = false;
@@ -726,23 +734,20 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 static void
 start_sample(struct perf *pf, const struct hdr *h)
 {
-	size_t evlen = (size_t)(h->eve - h->ev);
+	size_t evlen = h->ev ? (size_t)(h->eve - h->ev) : 0;
 	const struct pline *pl;
 
 	pf->in_sample = true;
 	pf->skip_sample = false;
 	pf->cv.n = 0;
-	if (!h->ev) {
-		/* no event printed (-F without it): kept */
-	} else if (!pf->o->event_used) {
-		pf->o->event_used = kp_xstrndup(h->ev, evlen);
-		pf->evlen = evlen;
-	} else if (pf->evlen != evlen ||
-		   memcmp(pf->o->event_used, h->ev, evlen) != 0) {
-		note_other(pf, h->ev, evlen);
+	/* no event printed (-F without it): the event "" */
+	pf->ev = event(pf, h->ev ? h->ev : "", h->ev ? evlen : 0);
+	if (!pf->ev->agg) {
+		pf->ev->samples++; /* not kept (--event) */
 		pf->skip_sample = true;
 		return;
 	}
+	pf->cv.agg = pf->ev->agg;
 	if (pf->o->period && h->period_bad) {
 		kp_input_skip(pf->in, "the period does not fit in 64 bits; "
 				      "sample skipped");
@@ -844,15 +849,23 @@ loose_header(const char *s, size_t n, struct hdr *h)
  * "root;...;leaf COUNT": a folded stack, not a perf sample header (which
  * the loose shape "comm TID" would otherwise take it for).
  */
-static bool
-folded_line(const char *s, const char *e)
+bool
+kp_folded_line(const char *s, size_t n)
 {
-	const char *p = e;
+	const char *e = s + n, *p = e;
 
 	while (p > s && kp_conv_digit(p[-1]))
 		p--;
 	return p < e && p > s && kp_conv_blank(p[-1]) &&
 	       memchr(s, ';', (size_t)(p - s));
+}
+
+bool
+kp_perf_script_line(const char *s, size_t n)
+{
+	struct hdr h;
+
+	return parse_header(s, n, &h) || sideband(s, n);
 }
 
 /* [s, e) is an indented frame line: blanks, then a hex address. */
@@ -913,7 +926,7 @@ check_kind(struct kp_input *in, const char **why)
 			s++;
 		if (s == le || *s == '#')
 			continue;
-		if (folded_line(s, le)) {
+		if (kp_folded_line(s, (size_t)(le - s))) {
 			*why = "these are folded stacks ('a;b;c COUNT'), not "
 			       "'perf script' output: use fold2kp";
 			return -1;
@@ -963,6 +976,7 @@ struct block {
 	 * memo_proc[], once known: two, for two processes that take turns */
 	struct kp_stack *memo[2];
 	const struct kp_frame *memo_proc[2];
+	const struct kp_agg *memo_agg[2]; /* the event's they count in */
 	uint8_t memo_next; /* the one to replace */
 	const struct kp_frame *fr[]; /* then the text */
 };
@@ -1056,6 +1070,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 	b->java = pf->java;
 	b->memo[0] = b->memo[1] = NULL;
 	b->memo_proc[0] = b->memo_proc[1] = NULL;
+	b->memo_agg[0] = b->memo_agg[1] = NULL;
 	b->memo_next = 0;
 	memcpy(b->fr, pf->cv.frames, pf->cv.n * sizeof(b->fr[0]));
 	memcpy((char *)(b->fr + b->n), text, len);
@@ -1101,15 +1116,18 @@ block(struct perf *pf)
 	b = sl->p;
 	if (b && b != SEEN) {
 		kp_input_consume(in, len, b->lines);
-		if (b->memo[0] && b->memo_proc[0] == pf->proc) {
+		if (b->memo[0] && b->memo_proc[0] == pf->proc &&
+		    b->memo_agg[0] == pf->cv.agg) {
 			end_sample(pf, b->memo[0]);
-		} else if (b->memo[1] && b->memo_proc[1] == pf->proc) {
+		} else if (b->memo[1] && b->memo_proc[1] == pf->proc &&
+			   b->memo_agg[1] == pf->cv.agg) {
 			end_sample(pf, b->memo[1]);
 		} else {
 			for (i = 0; i < b->n; i++)
 				kp_conv_push(&pf->cv, b->fr[i]);
 			k = b->memo_next;
 			b->memo_proc[k] = pf->proc;
+			b->memo_agg[k] = pf->cv.agg;
 			b->memo[k] = end_sample(pf, NULL);
 			b->memo_next = (uint8_t)!k;
 		}
@@ -1279,33 +1297,92 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	struct kp_perf_opts *o = arg;
 	struct perf pf;
 	char *line;
-	size_t len;
+	size_t len, i;
 
 	if (check_kind(in, why) < 0)
 		return -1;
 	memset(&pf, 0, sizeof(pf));
 	pf.o = o;
 	pf.in = in;
-	if (o->event && !o->event_used)
-		o->event_used = kp_xstrdup(o->event);
-	if (o->event_used)
-		pf.evlen = strlen(o->event_used);
+	pf.agg0 = agg;
 	kp_conv_init(&pf.cv, agg, in);
 	while ((line = kp_input_getline(in, &len)) != NULL)
 		perf_line(&pf, line, len);
 	end_sample(&pf, NULL);
-	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
 	kp_slots_free(&pf.lines);
 	kp_slots_free(&pf.blocks);
 	kp_pool_free(&pf.pool);
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].agg && !kp_agg_total_ok(o->events[i].agg)) {
+			*why = "the total count overflows 64 bits";
+			return -1;
+		}
 	return 0;
+}
+
+struct kp_agg *
+kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
+{
+	struct kp_perf_event *keep = NULL, *ev;
+	char *msg = NULL;
+	size_t len = 0, i;
+	FILE *m;
+
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev->agg && (o->event ? ev->agg == agg
+					 : !keep || ev->samples > keep->samples))
+			keep = ev;
+	}
+	if (o->nevents > 1 || (o->nevents && !keep)) {
+		m = open_memstream(&msg, &len);
+		if (!m)
+			kp_die("out of memory");
+		for (i = 0; i < o->nevents; i++)
+			fprintf(m, "%s%s %lu%s", i ? ", " : "",
+				o->events[i].len ? o->events[i].name : "(none)",
+				o->events[i].samples, i ? "" : " samples");
+		if (keep)
+			fprintf(m, ": kept %s; %s", keep->name,
+				o->event ? "chosen with --event"
+					 : "--event to choose");
+		else
+			fprintf(m, ": none is %s (--event)", o->event);
+		if (fclose(m) != 0)
+			kp_die("out of memory");
+		kp_warn("%s", msg);
+		free(msg);
+	}
+	if (keep && keep->len)
+		kp_meta_set("event", "%s", keep->name);
+	else if (o->event)
+		kp_meta_set("event", "%s", o->event);
+	if (keep && keep->agg != agg) {
+		kp_agg_free(agg);
+		agg = keep->agg;
+	}
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev != keep && ev->owned)
+			kp_agg_free(ev->agg);
+		ev->agg = NULL;
+		ev->owned = false;
+	}
+	return agg;
 }
 
 void
 kp_perf_opts_free(struct kp_perf_opts *o)
 {
-	free(o->event_used);
-	free(o->events_other);
-	o->event_used = o->events_other = NULL;
+	size_t i;
+
+	for (i = 0; i < o->nevents; i++) {
+		if (o->events[i].owned)
+			kp_agg_free(o->events[i].agg);
+		free(o->events[i].name);
+	}
+	free(o->events);
+	o->events = NULL;
+	o->nevents = 0;
 }

@@ -58,8 +58,8 @@ read_folded(struct kp_agg *agg, struct kp_folded *fd, const char *path)
 		else
 			kp_agg_add_or_skip(agg, in, frames, n, count);
 	}
-	kp_agg_check_total(agg, kp_input_name(in));
 	kp_input_close(in);
+	kp_agg_check_total(agg, path);
 }
 
 int

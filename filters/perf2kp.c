@@ -26,8 +26,8 @@ usage(FILE *fp, int status)
 		"identical stacks merged.  With no file, or '-', read\n"
 		"standard input.\n"
 		"  --event EV        keep samples of event EV (default: the\n"
-		"                    first seen; the others are named on\n"
-		"                    stderr)\n"
+		"                    event with the most samples; each is\n"
+		"                    named with its samples on stderr)\n"
 		"  --comm            the process name as the outermost frame\n"
 		"  --pid             the same, as NAME-PID\n"
 		"  --tid             the same, as NAME-PID/TID\n"
@@ -128,13 +128,8 @@ main(int argc, char **argv)
 
 	agg = kp_agg_new();
 	kp_conv_files(agg, argc, argv, kp_perf_convert, &o);
-	if (o.events_other)
-		kp_warn("kept the %lu samples of event %s; skipped %lu of: %s",
-			o.samples, o.event_used, o.samples_other,
-			o.events_other);
 	kp_meta_set("source", "perf script");
-	if (o.event_used)
-		kp_meta_set("event", "%s", o.event_used);
+	agg = kp_perf_pick(&o, agg);
 	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);
