@@ -319,6 +319,12 @@ struct kp_reader;
 /* Open a kp (or SystemTap) stream; "-" is stdin.  Cannot open: exit 2. */
 struct kp_reader *kp_reader_open(const char *path);
 /*
+ * kp_reader_open ends the program when the input is what a converter
+ * reads, not kp (perf.data, perf script text, folded stacks: kp(5)),
+ * unless this is false (the fuzz targets, which feed it any bytes).
+ */
+extern bool kp_refuse_foreign;
+/*
  * The next record, or NULL at the end of the input.  The stack and its
  * frame array are valid until the next call.  Metadata lines go to
  * kp_meta_*; malformed records are skipped with kp_input_skip.

@@ -108,6 +108,8 @@ check_kind(struct kp_input *in)
 	return NULL;
 }
 
+bool kp_refuse_foreign = true;
+
 struct kp_reader *
 kp_reader_open(const char *path)
 {
@@ -116,7 +118,7 @@ kp_reader_open(const char *path)
 
 	rd->in = kp_input_open(path);
 	why = check_kind(rd->in);
-	if (why) {
+	if (why && kp_refuse_foreign) {
 		kp_input_close(rd->in); /* before exit: nothing to leak */
 		free(rd);
 		kp_die("%s: %s", path && strcmp(path, "-") ? path : "<stdin>",
