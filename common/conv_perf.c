@@ -47,6 +47,7 @@ struct perf {
 	struct kp_slots lines; /* the line cache: struct pline */
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
+	bool user_dropped; /* --kernel-only dropped user frames of it */
 	bool headers; /* a sample header was seen (else -F ip,sym) */
 	bool dsos;    /* a frame line ended in "(DSO)" */
 	uint64_t weight;
@@ -314,8 +315,11 @@ push_frames(struct perf *pf, const struct pline *pl)
 
 	if (pl->skip)
 		return;
-	if ((pf->o->space == KP_SPACE_KERNEL && !pl->kernel) ||
-	    (pf->o->space == KP_SPACE_USER && pl->kernel))
+	if (pf->o->space == KP_SPACE_KERNEL && !pl->kernel) {
+		pf->user_dropped = true;
+		return;
+	}
+	if (pf->o->space == KP_SPACE_USER && pl->kernel)
 		return;
 	for (i = 0; i < pl->n; i++)
 		kp_conv_push(&pf->cv, pl->fr[i]);
@@ -714,6 +718,11 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 		if (memo) {
 			kp_agg_add_again(pf->cv.agg, pf->in, memo, pf->weight);
 		} else {
+			/* user time, named as kp-sample names it */
+			if (pf->cv.n == 0 && pf->user_dropped)
+				kp_conv_push(&pf->cv, kp_frame_make(0, 0,
+								    KP_USER_FRAME,
+								    NULL));
 			if (pf->proc)
 				kp_conv_push(&pf->cv, pf->proc);
 			if (pf->cv.n == 0)
@@ -727,7 +736,7 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 		pf->ev->samples++;
 	}
 	pf->cv.n = 0;
-	pf->in_sample = pf->skip_sample = false;
+	pf->in_sample = pf->skip_sample = pf->user_dropped = false;
 	return st;
 }
 
@@ -971,7 +980,7 @@ struct block {
 	uint32_t len;	    /* of the text, through the empty line */
 	uint32_t lines;	    /* lines in it, the empty one included */
 	uint32_t n;	    /* frames */
-	bool java;
+	bool java, user_dropped;
 	/* the aggregation's entries for these frames under process frames
 	 * memo_proc[], once known: two, for two processes that take turns */
 	struct kp_stack *memo[2];
@@ -1068,6 +1077,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 	b->lines = (uint32_t)lines;
 	b->n = (uint32_t)pf->cv.n;
 	b->java = pf->java;
+	b->user_dropped = pf->user_dropped;
 	b->memo[0] = b->memo[1] = NULL;
 	b->memo_proc[0] = b->memo_proc[1] = NULL;
 	b->memo_agg[0] = b->memo_agg[1] = NULL;
@@ -1125,6 +1135,7 @@ block(struct perf *pf)
 		} else {
 			for (i = 0; i < b->n; i++)
 				kp_conv_push(&pf->cv, b->fr[i]);
+			pf->user_dropped = b->user_dropped;
 			k = b->memo_next;
 			b->memo_proc[k] = pf->proc;
 			b->memo_agg[k] = pf->cv.agg;
@@ -1319,6 +1330,31 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 			return -1;
 		}
 	return 0;
+}
+
+void
+kp_perf_kept(struct kp_perf_opts *o, const char *name, unsigned long samples,
+	     struct kp_agg *agg)
+{
+	struct kp_perf_event *ev = NULL;
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < o->nevents && !ev; i++)
+		if (o->events[i].len == len &&
+		    memcmp(o->events[i].name, name, len) == 0)
+			ev = &o->events[i];
+	if (!ev) {
+		o->events = kp_xrealloc(o->events, (o->nevents + 1) *
+							   sizeof(*o->events));
+		ev = &o->events[o->nevents++];
+		memset(ev, 0, sizeof(*ev));
+		ev->name = kp_xstrdup(name);
+		ev->len = len;
+	}
+	if (ev->owned)
+		kp_die("kp_perf_kept: event %s has stacks of its own", name);
+	ev->agg = agg;
+	ev->samples += samples;
 }
 
 struct kp_agg *
