@@ -149,6 +149,13 @@ int kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *o,
  * the others are freed.
  */
 struct kp_agg *kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg);
+/*
+ * A converter of another input (perf.data) that chose its event itself
+ * and added its stacks to agg (kp_perf_convert's): the event for
+ * kp_perf_pick.
+ */
+void kp_perf_kept(struct kp_perf_opts *o, const char *name,
+		  unsigned long samples, struct kp_agg *agg);
 void kp_perf_opts_free(struct kp_perf_opts *o);
 
 /* ---- DTrace printa(stack()) ---- */

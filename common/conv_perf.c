@@ -1332,6 +1332,31 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	return 0;
 }
 
+void
+kp_perf_kept(struct kp_perf_opts *o, const char *name, unsigned long samples,
+	     struct kp_agg *agg)
+{
+	struct kp_perf_event *ev = NULL;
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < o->nevents && !ev; i++)
+		if (o->events[i].len == len &&
+		    memcmp(o->events[i].name, name, len) == 0)
+			ev = &o->events[i];
+	if (!ev) {
+		o->events = kp_xrealloc(o->events, (o->nevents + 1) *
+							   sizeof(*o->events));
+		ev = &o->events[o->nevents++];
+		memset(ev, 0, sizeof(*ev));
+		ev->name = kp_xstrdup(name);
+		ev->len = len;
+	}
+	if (ev->owned)
+		kp_die("kp_perf_kept: event %s has stacks of its own", name);
+	ev->agg = agg;
+	ev->samples += samples;
+}
+
 struct kp_agg *
 kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
 {
@@ -1367,7 +1392,7 @@ kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
 	}
 	if (keep && keep->len)
 		kp_meta_set("event", "%s", keep->name);
-	else if (o->event && !kp_meta_get("event")) /* perf.data set it */
+	else if (o->event)
 		kp_meta_set("event", "%s", o->event);
 	if (keep && keep->agg != agg) {
 		kp_agg_free(agg);

@@ -454,7 +454,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		}
 	}
 	if (keep) {
-		kp_meta_set("event", "%s", keep->name);
+		kp_perf_kept(c->po, keep->name, keep->nsamples, agg);
 		kp_meta_set("samples", "%llu",
 			    (unsigned long long)keep->nsamples);
 		if (keep->attr.freq)

@@ -161,7 +161,7 @@ main(int argc, char **argv)
 
 	agg = kp_agg_new();
 	kp_conv_files(agg, argc, argv, convert, &pdo);
-	if (!kp_meta_get("source")) /* perf.data sets its own */
+	if (!kp_meta_get("source"))
 		kp_meta_set("source", "perf script");
 	agg = kp_perf_pick(&o, agg);
 	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
