@@ -39,6 +39,7 @@ struct pdc {
 	struct named *named;   /* the frames of an address: see push_addr */
 	struct kp_pool pool;
 	bool dwarf_said;
+	bool user_dropped; /* --kernel-only dropped frames of this sample */
 	/* progress */
 	bool tty;
 	unsigned long nrec;
@@ -179,8 +180,11 @@ push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
 	uint64_t base = 0, h;
 	size_t n, i;
 
-	if ((c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) ||
-	    (c->po->space == KP_SPACE_USER && sp == SP_KERNEL))
+	if (c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) {
+		c->user_dropped = true;
+		return;
+	}
+	if (c->po->space == KP_SPACE_USER && sp == SP_KERNEL)
 		return;
 	if (sp == SP_USER && (m = user_map(c, r->pid, ip)) != NULL) {
 		file = m->path;
@@ -301,6 +305,10 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 	}
 	if (!any)
 		push_addr(c, r, first, r->ip);
+	/* user time, named as kp-sample and the text path name it */
+	if (c->cv.n == 0 && c->user_dropped)
+		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
+	c->user_dropped = false;
 	if (c->po->proc != KP_PROC_NONE)
 		push_proc(c, r);
 	if (c->cv.n == 0) /* all its frames filtered out, as perf2kp says */

@@ -47,6 +47,7 @@ struct kp_proc {
 	size_t nmaps, mcap;
 	bool maps_known; /* an exec seen, a parent's copied or /proc read */
 	bool exited;
+	void *user; /* for the caller: the model never touches it */
 };
 
 struct kp_procs *kp_procs_new(void);
