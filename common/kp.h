@@ -182,6 +182,14 @@ size_t kp_input_peek(struct kp_input *in, const char **p);
  * (a repeated block of them) passes over them with kp_input_consume.
  */
 size_t kp_input_buffered(const struct kp_input *in, const char **p);
+/*
+ * At least n unread bytes in the buffer (fewer only at end of input):
+ * *p and their count.  For binary input (perf.data), with
+ * kp_input_consume(in, n, 0).
+ */
+size_t kp_input_need(struct kp_input *in, size_t n, const char **p);
+/* The file descriptor (pread of a binary file's other parts). */
+int kp_input_fd(const struct kp_input *in);
 /* Consume n buffered bytes: whole lines, `lines` of them. */
 void kp_input_consume(struct kp_input *in, size_t n, unsigned long lines);
 void kp_input_close(struct kp_input *in);
