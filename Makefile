@@ -7,6 +7,7 @@
 #   make fuzz         libFuzzer targets (clang), each run FUZZ_SECONDS
 #   make bench        the benchmarks in bench/ (figures on stdout)
 #   make deps         install the Debian packages listed in deps/*.txt
+#   make deps-run     only those building and running kp needs (deps/run.txt)
 #   make install      PREFIX=/usr/local DESTDIR= : programs and man pages
 #
 # Every filters/NAME.c is a program; common/*.c is the shared library;
@@ -58,7 +59,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz-replay/%,$(FUZZ_SRC))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test test-asan asan fuzz fuzz-build bench deps install \
+.PHONY: all check test test-asan asan fuzz fuzz-build bench deps deps-run install \
 	uninstall clean format
 
 all: $(PROG_BIN) $(UNIT_BIN) $(REPLAY_BIN)
@@ -150,6 +151,9 @@ bench: all
 
 deps:
 	$(Q)bash .ci/deps.sh
+# only what building and running kp needs (deps/run.txt): no test tools
+deps-run:
+	$(Q)bash .ci/deps.sh run
 
 install: $(PROG_BIN)
 	install -d $(DESTDIR)$(BINDIR)

@@ -5,7 +5,8 @@
  * renamed over FILE only when every byte is written, so a failure (a
  * full disk, a file size limit, a fatal error in the input, a signal)
  * leaves the old FILE as it was and no partial file anywhere.  The new
- * file keeps the old one's permission bits (and owner, where allowed).
+ * file keeps the old one's permission bits (not set-id ones) and, where
+ * allowed, its owner.
  *
  * A symbolic link is written through: its target is replaced the same
  * way and the link stays, as "sed -i --follow-symlinks" does.  A link
@@ -56,6 +57,12 @@ on_signal(int sig)
 }
 
 static void
+on_xfsz(int sig)
+{
+	(void)sig;
+}
+
+static void
 catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -71,14 +78,20 @@ catch_signals(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* a signal the caller ignores (nohup) stays ignored */
+		/* only where the signal would kill: one the caller ignores
+		 * (nohup) or handles itself (kp-sample's SIGINT: stop and
+		 * write the profile) is left alone */
 		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler != SIG_IGN)
+		    old.sa_handler == SIG_DFL)
 			sigaction(sigs[i], &sa, NULL);
 	}
 	/* past a file size limit, write fails with EFBIG and is reported,
-	 * rather than the process dying with the temporary file there */
-	signal(SIGXFSZ, SIG_IGN);
+	 * rather than the process dying with the temporary file there; a
+	 * handler rather than SIG_IGN, which a command run by the caller
+	 * would inherit through exec */
+	sa.sa_handler = on_xfsz;
+	if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		sigaction(SIGXFSZ, &sa, NULL);
 }
 
 /* The path to replace: path itself, or the target of a link of ours. */
@@ -152,11 +165,11 @@ kp_output_open(const char *path)
 		kp_die("cannot create %s:", path);
 	}
 	if (exists) {
-		/* as the old file was; the owner only where allowed (root) */
-		if (fchown(fd, sb.st_uid, sb.st_gid) < 0 && errno != EPERM) {
-			/* nothing: the new file keeps our own owner */
-		}
-		fchmod(fd, sb.st_mode & 07777);
+		/* as the old file was; its owner where allowed (root), else
+		 * the new file stays ours */
+		if (fchown(fd, sb.st_uid, sb.st_gid) < 0)
+			errno = 0;
+		fchmod(fd, sb.st_mode & 0777);
 	} else {
 		mask = umask(0);
 		umask(mask);

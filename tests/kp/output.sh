@@ -47,6 +47,9 @@ for p in kp-flame kp-pprof kp-callgrind; do
 	"$p" -o "$d/f" "$t/big.kp" 2> /dev/null; st=$?
 	check "$p: -o over an old file: exit 0, the new bytes" '[ $st -eq 0 ] && cmp -s "$d/f" "$d/want"'
 	check "$p: -o keeps the old file's mode" '[ "$(stat -c %a "$d/f")" = 640 ]'
+	chmod 4755 "$d/f"
+	"$p" -o "$d/f" "$t/small.kp" 2> /dev/null
+	check "$p: -o keeps the mode but not set-uid" '[ "$(stat -c %a "$d/f")" = 755 ]'
 	# a new file follows the umask
 	( umask 027; "$p" -o "$d/new" "$t/small.kp" 2> /dev/null )
 	check "$p: a new file follows the umask" '[ "$(stat -c %a "$d/new")" = 640 ]'
