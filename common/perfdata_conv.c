@@ -39,6 +39,7 @@ struct pdc {
 	struct named *named;   /* the frames of an address: see push_addr */
 	struct kp_pool pool;
 	bool dwarf_said;
+	bool user_dropped; /* --kernel-only left out user frames */
 	/* progress */
 	bool tty;
 	unsigned long nrec;
@@ -149,25 +150,6 @@ struct named {
 	const struct kp_frame **fr;
 };
 
-/*
- * The mapping of pid that holds a user address.  As in perf, an exec
- * does not forget the old program's mappings until new ones cover them:
- * a sample inside execve, taken after its COMM record, still holds the
- * old program's user stack (record() links each program to the one
- * before it through kp_proc.user).
- */
-static const struct kp_map *
-user_map(struct pdc *c, uint32_t pid, uint64_t ip)
-{
-	const struct kp_proc *p = kp_procs_find(c->procs, pid);
-	const struct kp_map *m = NULL;
-	int depth;
-
-	for (depth = 0; p && !m && depth < 8; depth++, p = p->user)
-		m = kp_proc_map(p, ip);
-	return m;
-}
-
 /* Push the frames of one address of space sp. */
 static void
 push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
@@ -179,10 +161,13 @@ push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
 	uint64_t base = 0, h;
 	size_t n, i;
 
-	if ((c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) ||
-	    (c->po->space == KP_SPACE_USER && sp == SP_KERNEL))
+	if (c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) {
+		c->user_dropped |= sp == SP_USER;
 		return;
-	if (sp == SP_USER && (m = user_map(c, r->pid, ip)) != NULL) {
+	}
+	if (c->po->space == KP_SPACE_USER && sp == SP_KERNEL)
+		return;
+	if (sp == SP_USER && (m = kp_procs_map(c->procs, r->pid, ip)) != NULL) {
 		file = m->path;
 		base = m->start - m->pgoff;
 	}
@@ -277,6 +262,7 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 			: SP_OTHER;
 	sp = first;
 	c->cv.n = 0;
+	c->user_dropped = false;
 	for (i = 0; i < r->nchain; i++) {
 		ip = r->chain[i];
 		if (ip < PERF_CONTEXT_MAX) {
@@ -301,6 +287,8 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 	}
 	if (!any)
 		push_addr(c, r, first, r->ip);
+	if (c->cv.n == 0 && c->user_dropped) /* user time, as kp-sample names it */
+		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
 	if (c->po->proc != KP_PROC_NONE)
 		push_proc(c, r);
 	if (c->cv.n == 0) /* all its frames filtered out, as perf2kp says */
@@ -353,7 +341,6 @@ progress(struct pdc *c, bool end)
 static void
 record(struct pdc *c, const struct kp_pd_rec *r)
 {
-	struct kp_proc *old, *p;
 	const char *bid, *t;
 
 	switch (r->type) {
@@ -361,12 +348,8 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 		sample(c, r);
 		break;
 	case PERF_RECORD_COMM:
-		old = kp_procs_find(c->procs, r->pid);
 		kp_procs_comm(c->procs, r->pid, r->tid, r->comm, r->comm_len,
 			      r->misc & PERF_RECORD_MISC_COMM_EXEC);
-		if ((p = kp_procs_find(c->procs, r->pid)) != old && p &&
-		    !p->user)
-			p->user = old;
 		break;
 	case PERF_RECORD_FORK:
 		kp_procs_fork(c->procs, r->pid, r->ppid, r->tid, r->ptid);

@@ -316,16 +316,101 @@ cmp_by_module(const void *a, const void *b, void *arg)
 				   true);
 }
 
+void
+kp_report_sort_names(const struct kp_profile *p, uint32_t *ids, size_t n,
+		     bool module_first)
+{
+	qsort_r(ids, n, sizeof(*ids), module_first ? cmp_by_module : cmp_by_name,
+		(void *)p);
+}
+
 uint32_t *
 kp_report_order(const struct kp_report *r, const struct kp_profile *p)
 {
 	uint32_t *ids = kp_profile_sorted(p, r->sort == KP_SORT_EXCLUSIVE);
 
-	if (r->sort == KP_SORT_NAME)
-		qsort_r(ids, kp_profile_len(p), sizeof(*ids), cmp_by_name,
-			(void *)p);
-	else if (r->sort == KP_SORT_MODULE)
-		qsort_r(ids, kp_profile_len(p), sizeof(*ids), cmp_by_module,
-			(void *)p);
+	if (r->sort == KP_SORT_NAME || r->sort == KP_SORT_MODULE)
+		kp_report_sort_names(p, ids, kp_profile_len(p),
+				     r->sort == KP_SORT_MODULE);
 	return ids;
+}
+
+uint32_t *
+kp_report_rows(const struct kp_report *r, const struct kp_profile *p,
+	       size_t *rows, int *nw)
+{
+	uint32_t *ids = kp_report_order(r, p);
+	bool excl = r->sort == KP_SORT_EXCLUSIVE;
+	size_t i, len = kp_profile_len(p), n = 0;
+	const struct kp_pkey *k;
+
+	for (i = 0; i < len; i++) {
+		if (r->n && n == r->n)
+			break;
+		k = kp_profile_get(p, ids[i]);
+		if (kp_profile_pct(p, excl ? k->excl : k->incl) < r->limit)
+			continue;
+		ids[n++] = ids[i];
+		if ((int)strlen(k->name) > *nw)
+			*nw = (int)strlen(k->name);
+	}
+	*rows = n;
+	return ids;
+}
+
+enum kp_fmt
+kp_arg_fmt(const char *arg)
+{
+	int v = kp_fmt_parse(arg);
+
+	if (v < 0)
+		kp_usage_error("--format: expected text, tsv or json, not '%s'",
+			       arg);
+	return (enum kp_fmt)v;
+}
+
+enum kp_color
+kp_arg_color(const char *arg)
+{
+	int v = arg ? kp_color_parse(arg) : KP_COLOR_ALWAYS;
+
+	if (v < 0)
+		kp_usage_error("--color: expected auto, always or never, not "
+			       "'%s'", arg);
+	return (enum kp_color)v;
+}
+
+enum kp_sort
+kp_arg_sort(const char *arg)
+{
+	int v = kp_sort_parse(arg);
+
+	if (v < 0)
+		kp_usage_error("--sort: expected inclusive, exclusive, name or "
+			       "module, not '%s'", arg);
+	return (enum kp_sort)v;
+}
+
+bool
+kp_report_option(struct kp_report *r, enum kp_color *color, int ch,
+		 const char *arg)
+{
+	switch (ch) {
+	case 'n':
+		r->n = kp_arg_u64("-n", arg);
+		return true;
+	case KP_ROPT_COLOR:
+		*color = kp_arg_color(arg);
+		return true;
+	case KP_ROPT_FORMAT:
+		r->fmt = kp_arg_fmt(arg);
+		return true;
+	case KP_ROPT_LIMIT:
+		r->limit = kp_arg_double("--percent-limit", arg);
+		return true;
+	case KP_ROPT_SORT:
+		r->sort = kp_arg_sort(arg);
+		return true;
+	}
+	return false;
 }

@@ -15,6 +15,8 @@
 #ifndef KP_REPORT_H
 #define KP_REPORT_H
 
+#include <getopt.h>
+
 #include "profile.h"
 
 enum kp_fmt { KP_FMT_TEXT, KP_FMT_TSV, KP_FMT_JSON };
@@ -67,6 +69,28 @@ struct kp_report {
 	FILE *out;
 };
 
+/*
+ * The options every table report takes: -n, --format, --percent-limit,
+ * --sort and --color, in a filter's getopt_long table with
+ * KP_REPORT_LONGOPTS ("n:" in its short options), handled by
+ * kp_report_option.
+ */
+enum {
+	KP_ROPT_FORMAT = 0x200,
+	KP_ROPT_LIMIT,
+	KP_ROPT_SORT,
+	KP_ROPT_COLOR,
+};
+#define KP_REPORT_LONGOPTS                                                   \
+	{ "format", required_argument, NULL, KP_ROPT_FORMAT },               \
+	{ "percent-limit", required_argument, NULL, KP_ROPT_LIMIT },         \
+	{ "sort", required_argument, NULL, KP_ROPT_SORT },                   \
+	{ "color", optional_argument, NULL, KP_ROPT_COLOR }
+/* Take option ch (its argument arg) into r and *color; false when ch is
+ * not one of them.  A bad argument is a usage error. */
+bool kp_report_option(struct kp_report *r, enum kp_color *color, int ch,
+		      const char *arg);
+
 /* Is there a module column (modules, unless the key is the module)? */
 bool kp_report_module_col(const struct kp_report *r);
 /* The title line of the name column(s) in text, and its newline. */
@@ -98,6 +122,22 @@ int kp_digits(uint64_t v);
  */
 uint32_t *kp_report_order(const struct kp_report *r,
 			  const struct kp_profile *p);
+/* Sort ids[0..n) of p by name then module (or module then name). */
+void kp_report_sort_names(const struct kp_profile *p, uint32_t *ids, size_t n,
+			  bool module_first);
+/*
+ * The rows a report shows: key ids in its order, cut by -n and by
+ * --percent-limit on the sorting percentage (exclusive with --sort
+ * exclusive, else inclusive); their number in *rows, and *nw raised to
+ * the longest name.  malloc'ed.
+ */
+uint32_t *kp_report_rows(const struct kp_report *r, const struct kp_profile *p,
+			 size_t *rows, int *nw);
+/* --format, --color[=WHEN] (NULL: always) and --sort arguments; a bad
+ * one is a usage error. */
+enum kp_fmt kp_arg_fmt(const char *arg);
+enum kp_color kp_arg_color(const char *arg);
+enum kp_sort kp_arg_sort(const char *arg);
 /* Compare two keys by name then module (or module then name). */
 int kp_report_cmp_names(const struct kp_pkey *x, const struct kp_pkey *y,
 			bool module_first);

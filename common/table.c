@@ -19,27 +19,6 @@ max_int(int a, int b)
 	return a > b ? a : b;
 }
 
-/* The rows shown: -n, and --percent-limit on the sorting percentage. */
-static size_t
-pick_rows(const struct kp_report *r, const struct kp_profile *p,
-	  uint32_t *ids, int *nw)
-{
-	bool excl = r->sort == KP_SORT_EXCLUSIVE;
-	size_t i, len = kp_profile_len(p), rows = 0;
-	const struct kp_pkey *k;
-
-	for (i = 0; i < len; i++) {
-		if (r->n && rows == r->n)
-			break;
-		k = kp_profile_get(p, ids[i]);
-		if (kp_profile_pct(p, excl ? k->excl : k->incl) < r->limit)
-			continue;
-		ids[rows++] = ids[i];
-		*nw = max_int(*nw, (int)strlen(k->name));
-	}
-	return rows;
-}
-
 static void
 print_text(const struct kp_report *r, const struct kp_profile *p,
 	   const uint32_t *ids, size_t rows, int nw)
@@ -60,9 +39,9 @@ void
 kp_table_print(const struct kp_report *r, const struct kp_profile *p)
 {
 	uint64_t total = kp_profile_total(p);
-	uint32_t *ids = kp_report_order(r, p);
 	int nw = 8;
-	size_t i, rows = pick_rows(r, p, ids, &nw);
+	size_t i, rows;
+	uint32_t *ids = kp_report_rows(r, p, &rows, &nw);
 
 	switch (r->fmt) {
 	case KP_FMT_TEXT:

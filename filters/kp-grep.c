@@ -147,8 +147,11 @@ main(int argc, char **argv)
 	/* as grep: the first operand is the regex, unless -e or a
 	 * transform option says what to do */
 	if (!anything) {
-		if (argc == 0)
+		if (argc == 0) {
+			/* at a prompt, the hint every filter gives there */
+			kp_input_close(kp_input_open("-"));
 			kp_usage_error("nothing to do: give a regex or an option");
+		}
 		set_regex(x, KP_XRE_MATCH, "RE", argv[0]);
 		argc--;
 		argv++;

@@ -16,7 +16,6 @@
  * in common/profile.c, the reports in common/report.h, the tests in
  * common/diff.h.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,16 +164,13 @@ int
 main(int argc, char **argv)
 {
 	enum {
-		OPT_SORT = 256, OPT_LIMIT, OPT_BY, OPT_MODULES, OPT_FORMAT,
-		OPT_COLOR, OPT_NORMALIZE, OPT_ABSOLUTE, OPT_ALPHA,
+		OPT_BY = 256, OPT_MODULES, OPT_NORMALIZE, OPT_ABSOLUTE,
+		OPT_ALPHA,
 	};
 	static const struct option longopts[] = {
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "percent-limit", required_argument, NULL, OPT_LIMIT },
+		KP_REPORT_LONGOPTS,
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "modules", no_argument, NULL, OPT_MODULES },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "absolute", no_argument, NULL, OPT_ABSOLUTE },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
@@ -186,7 +182,7 @@ main(int argc, char **argv)
 	bool runs = false;
 	struct kp_agg *a;
 	struct kp_profile *pa;
-	int ch, v, status;
+	int ch, status;
 
 	kp_init(argv);
 	/* "-": operands in order, so that "A1 A2 -- B1 B2" keeps its sides */
@@ -210,9 +206,6 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout, KP_EXIT_OK);
 			break;
-		case 'n':
-			rep.n = kp_arg_u64("-n", optarg);
-			break;
 		case OPT_ABSOLUTE:
 		case OPT_NORMALIZE:
 			opt_absolute = ch == OPT_ABSOLUTE;
@@ -226,36 +219,12 @@ main(int argc, char **argv)
 		case OPT_BY:
 			set_by(optarg);
 			break;
-		case OPT_COLOR:
-			v = optarg ? kp_color_parse(optarg) : KP_COLOR_ALWAYS;
-			if (v < 0)
-				kp_usage_error("--color: expected auto, always or "
-					       "never, not '%s'", optarg);
-			opt_color = (enum kp_color)v;
-			break;
-		case OPT_FORMAT:
-			v = kp_fmt_parse(optarg);
-			if (v < 0)
-				kp_usage_error("--format: expected text, tsv or "
-					       "json, not '%s'", optarg);
-			rep.fmt = (enum kp_fmt)v;
-			break;
-		case OPT_LIMIT:
-			rep.limit = kp_arg_double("--percent-limit", optarg);
-			break;
 		case OPT_MODULES:
 			rep.modules = true;
 			break;
-		case OPT_SORT:
-			v = kp_sort_parse(optarg);
-			if (v < 0)
-				kp_usage_error("--sort: expected inclusive, "
-					       "exclusive, name or module, not "
-					       "'%s'", optarg);
-			rep.sort = (enum kp_sort)v;
-			break;
 		default:
-			usage(stderr, KP_EXIT_USAGE);
+			if (!kp_report_option(&rep, &opt_color, ch, optarg))
+				usage(stderr, KP_EXIT_USAGE);
 		}
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		runs = true;

@@ -12,7 +12,6 @@
  * The numbers come from common/summary.c, the module table from
  * common/table.c.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,9 +152,10 @@ tsv_row(const char *section, const char *name, uint64_t v, uint64_t total)
 static void
 print_tsv(const struct kp_summary *s, const struct kp_profile *mods)
 {
-	uint32_t *ids = kp_report_order(&rep, mods);
+	size_t i, lo, hi, rows;
+	int nw = 0;
+	uint32_t *ids = kp_report_rows(&rep, mods, &rows, &nw);
 	const struct kp_pkey *k;
-	size_t i, lo, hi, rows = 0;
 	char range[32];
 
 	printf("section\tname\tvalue\tpct\n");
@@ -188,13 +188,8 @@ print_tsv(const struct kp_summary *s, const struct kp_profile *mods)
 	for (i = 0; i < KP_CTX_COUNT; i++)
 		tsv_row("context", kp_context_name((enum kp_context)i),
 			s->context[i], s->samples);
-	for (i = 0; i < kp_profile_len(mods); i++) {
+	for (i = 0; i < rows; i++) {
 		k = kp_profile_get(mods, ids[i]);
-		if (rep.n && rows == rep.n)
-			break;
-		if (kp_profile_pct(mods, k->incl) < rep.limit)
-			continue;
-		rows++;
 		tsv_row("module", k->name, k->incl, s->samples);
 		tsv_row("module_leaf", k->name, k->excl, s->samples);
 	}
@@ -211,9 +206,9 @@ json_count(const char *name, uint64_t v, uint64_t total, bool comma)
 static void
 print_json(const struct kp_summary *s, const struct kp_profile *mods)
 {
-	uint32_t *ids = kp_report_order(&rep, mods);
-	size_t i, lo, hi, rows = 0;
-	const struct kp_pkey *k;
+	size_t i, lo, hi, rows;
+	int nw = 0;
+	uint32_t *ids = kp_report_rows(&rep, mods, &rows, &nw);
 
 	printf("{\"samples\": %" PRIu64 ", \"records\": %" PRIu64
 	       ", \"stacks\": %" PRIu64 ",\n \"metadata\": [",
@@ -249,14 +244,9 @@ print_json(const struct kp_summary *s, const struct kp_profile *mods)
 		json_count(kp_context_name((enum kp_context)i), s->context[i],
 			   s->samples, i + 1 < KP_CTX_COUNT);
 	printf("},\n \"modules\": [");
-	for (i = 0; i < kp_profile_len(mods); i++) {
-		k = kp_profile_get(mods, ids[i]);
-		if (rep.n && rows == rep.n)
-			break;
-		if (kp_profile_pct(mods, k->incl) < rep.limit)
-			continue;
-		printf("%s\n  {", rows++ ? "," : "");
-		kp_report_json_key(&rep, mods, k);
+	for (i = 0; i < rows; i++) {
+		printf("%s\n  {", i ? "," : "");
+		kp_report_json_key(&rep, mods, kp_profile_get(mods, ids[i]));
 		putchar('}');
 	}
 	printf("%s]}\n", rows ? "\n" : "");
@@ -266,13 +256,10 @@ print_json(const struct kp_summary *s, const struct kp_profile *mods)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_MAX_STACK, OPT_LIMIT, OPT_SORT, OPT_COLOR };
+	enum { OPT_MAX_STACK = 256 };
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
+		KP_REPORT_LONGOPTS,
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "percent-limit", required_argument, NULL, OPT_LIMIT },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -280,7 +267,7 @@ main(int argc, char **argv)
 	struct kp_profile *mods;
 	struct kp_summary s;
 	uint64_t records;
-	int ch, v;
+	int ch;
 	enum kp_color color = KP_COLOR_AUTO;
 
 	kp_init(argv);
@@ -289,41 +276,14 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout, KP_EXIT_OK);
 			break;
-		case 'n':
-			rep.n = kp_arg_u64("-n", optarg);
-			break;
-		case OPT_COLOR:
-			v = optarg ? kp_color_parse(optarg) : KP_COLOR_ALWAYS;
-			if (v < 0)
-				kp_usage_error("--color: expected auto, always or "
-					       "never, not '%s'", optarg);
-			color = (enum kp_color)v;
-			break;
-		case OPT_FORMAT:
-			v = kp_fmt_parse(optarg);
-			if (v < 0)
-				kp_usage_error("--format: expected text, tsv or "
-					       "json, not '%s'", optarg);
-			rep.fmt = (enum kp_fmt)v;
-			break;
-		case OPT_LIMIT:
-			rep.limit = kp_arg_double("--percent-limit", optarg);
-			break;
 		case OPT_MAX_STACK:
 			opt_max_stack = kp_arg_u64("--max-stack", optarg);
 			if (opt_max_stack == 0)
 				kp_usage_error("--max-stack: must be 1 or more");
 			break;
-		case OPT_SORT:
-			v = kp_sort_parse(optarg);
-			if (v < 0)
-				kp_usage_error("--sort: expected inclusive, "
-					       "exclusive, name or module, not "
-					       "'%s'", optarg);
-			rep.sort = (enum kp_sort)v;
-			break;
 		default:
-			usage(stderr, KP_EXIT_USAGE);
+			if (!kp_report_option(&rep, &color, ch, optarg))
+				usage(stderr, KP_EXIT_USAGE);
 		}
 	argc -= optind;
 	argv += optind;

@@ -52,16 +52,6 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-static int
-cmp_name(const void *a, const void *b, void *arg)
-{
-	const struct kp_profile *p = arg;
-
-	return kp_report_cmp_names(kp_profile_get(p, *(const uint32_t *)a),
-				   kp_profile_get(p, *(const uint32_t *)b),
-				   false);
-}
-
 static void
 pct_cell(bool color, double pct)
 {
@@ -95,7 +85,7 @@ top_flat(const struct kp_agg *agg)
 		ids[rows++] = ids[i];
 	}
 	if (opt_by_name)
-		qsort_r(ids, rows, sizeof(*ids), cmp_name, p);
+		kp_report_sort_names(p, ids, rows, false);
 	printf("%*s  %7s  %7s  %s\n", cw, "samples", "%", "cum%",
 	       kp_by_name(opt_by));
 	for (i = 0; i < rows; i++) {
@@ -158,7 +148,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_agg *agg;
-	int ch, v;
+	int ch;
 
 	kp_init(argv);
 	while ((ch = getopt_long(argc, argv, "hn:", longopts, NULL)) != -1)
@@ -185,11 +175,7 @@ main(int argc, char **argv)
 					       optarg);
 			break;
 		case OPT_COLOR:
-			v = optarg ? kp_color_parse(optarg) : KP_COLOR_ALWAYS;
-			if (v < 0)
-				kp_usage_error("--color: expected auto, always or "
-					       "never, not '%s'", optarg);
-			opt_color = (enum kp_color)v;
+			opt_color = kp_arg_color(optarg);
 			break;
 		case OPT_LIMIT:
 			opt_limit = kp_arg_double("--percent-limit", optarg);

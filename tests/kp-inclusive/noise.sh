@@ -76,6 +76,33 @@ grep -qx '# runs before: 3' "$t/runs.tsv"
 check "three runs a side, same profile" "$t/runs.tsv" none
 kp-inclusive --format tsv "$t"/ra?.kp -- "$t"/rc?.kp > "$t/runs.tsv"
 check "three runs a side, +25%" "$t/runs.tsv" func
+# kp-flame colours only the significant changes: none between two
+# samples of one profile, the function's boxes red after +25%
+kp-flame --alpha 0.01 "$t/a.kp" "$t/b.kp" > "$t/ab.svg"
+kp-flame --alpha 0.01 "$t/a.kp" "$t/c.kp" > "$t/ac.svg"
+kp-flame --all-changes "$t/a.kp" "$t/b.kp" > "$t/all.svg"
+python3 - "$t" "$func" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+d, func = sys.argv[1], sys.argv[2]
+NS = "{http://www.w3.org/2000/svg}"
+def boxes(name):
+    out = []
+    for g in ET.parse(d + "/" + name).getroot().iter(NS + "g"):
+        t, r = g.find(NS + "title"), g.find(NS + "rect")
+        if t is not None and r is not None and not re.match(r"\[\d+ merged\]$", t.text.split("\n")[0]):
+            out.append((t.text.split("\n")[0], r.get("fill"), t.text))
+    return out
+def coloured(fill):
+    return fill != "rgb(250,250,250)"
+ab = boxes("ab.svg")
+assert ab and not [b for b in ab if coloured(b[1])], [b[:2] for b in ab if coloured(b[1])][:5]
+assert all("may be sampling noise" in b[2] for b in ab if b[0] != "all"), "tooltips"
+ac = [b for b in boxes("ac.svg") if b[0] == func]
+assert ac and any(re.match(r"rgb\(255,\d+,\d+\)", b[1]) and coloured(b[1]) for b in ac), ac[:3]
+# every change coloured: most boxes of the same two samples are
+al = boxes("all.svg")
+assert sum(coloured(b[1]) for b in al) > len(al) / 2, "--all-changes"
+PY
 # json says the same
 kp-inclusive --format json "$t/a.kp" "$t/c.kp" > "$t/ac.json"
 python3 - "$t/ac.json" "$func" <<'PY'
