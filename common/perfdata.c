@@ -1246,7 +1246,8 @@ flush(struct kp_pd *pd, uint64_t limit, bool half)
 		pd->q[i - pd->nready] = pd->q[i];
 	pd->nq -= pd->nready;
 	pd->ready = pd->nready = 0;
-	qsort(pd->q, pd->nq, sizeof(*pd->q), qcmp);
+	if (pd->nq)
+		qsort(pd->q, pd->nq, sizeof(*pd->q), qcmp);
 	if (half && pd->nq)
 		limit = pd->q[pd->nq / 2]->time;
 	while (pd->nready < pd->nq && pd->q[pd->nready]->time <= limit)

@@ -371,8 +371,10 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 		if (r->type == PERF_RECORD_MMAP2 ? !(r->prot & 4 /* PROT_EXEC */)
 		    : (r->misc & PERF_RECORD_MISC_MMAP_DATA))
 			break;
-		/* a name that would not stay one kp line (not a file
-		 * perf could name either) maps nothing */
+		/* a name that would not stay one kp line, or none (not a
+		 * file perf could name either), maps nothing */
+		if (!*r->path)
+			break;
 		for (t = r->path; *t; t++)
 			if ((unsigned char)*t < 0x20)
 				return;
