@@ -124,7 +124,7 @@ kp_event_period_is_ns(const char *event)
 			 strncmp(event, "task-clock", 10) == 0);
 }
 
-/* "# event:" names a clock event: its period is nanoseconds */
+/* the "# event:" of the input counts time */
 static bool
 clock_event(void)
 {
