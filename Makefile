@@ -25,9 +25,9 @@ CC ?= cc
 ifeq ($(CC),)
 CC := cc
 endif
-PKGS := libdw libelf zlib
+PKGS := libdw libelf zlib libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -lzstd)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wold-style-definition -Wno-format-nonliteral
@@ -35,7 +35,7 @@ OPT ?= -O2 -g
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) -Icommon $(PKG_CFLAGS) \
 	$(SAN) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(SAN) $(EXTRA_LDFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+LDLIBS_ALL = $(PKG_LIBS) -liberty -lm -lpthread
 
 ifeq ($(V),1)
 Q :=

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flame_int.h"
+#include "stats.h"
 
 /*
  * A child is found by walking its parent's list of children when there
@@ -377,17 +378,43 @@ kp_flame_share(const struct kp_flame *fg, const struct kp_flame_node *n, int sid
 		       : 0;
 }
 
+/* Each frame's p-value: its samples out of each side's, adjusted for
+ * the number of frames. */
+static void
+test_changes(struct kp_flame *fg)
+{
+	double *p = kp_xmalloc(fg->nnodes * sizeof(*p));
+	size_t i;
+
+	for (i = 0; i < fg->nnodes; i++)
+		p[i] = kp_test_two_prop(fg->nodes[i].total[0], fg->grand[0],
+					fg->nodes[i].total[1], fg->grand[1]);
+	kp_adjust_bh(p, fg->nnodes);
+	for (i = 0; i < fg->nnodes; i++)
+		fg->nodes[i].p_value = p[i];
+	free(p);
+}
+
+bool
+kp_flame_significant(const struct kp_flame *fg, const struct kp_flame_node *n)
+{
+	return fg->alpha <= 0 || n->p_value < fg->alpha;
+}
+
 void
 kp_flame_layout(struct kp_flame *fg, double scale, double minpx)
 {
 	size_t i;
 
 	build_children(fg);
+	if (fg->alpha > 0)
+		test_changes(fg);
 	for (i = 0; i < fg->nnodes; i++) {
 		const struct kp_flame_node *n = &fg->nodes[i];
 		double d = fabs(kp_flame_share(fg, n, 1) - kp_flame_share(fg, n, 0));
 
-		if (n->total[1] && d > fg->maxdelta)
+		if (n->total[1] && d > fg->maxdelta &&
+		    kp_flame_significant(fg, n))
 			fg->maxdelta = d;
 	}
 	if (fg->grand[1])

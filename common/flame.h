@@ -27,6 +27,12 @@ struct kp_flame_opts {
 	double minwidth;       /* narrower frames are not drawn */
 	bool minwidth_pct;     /* minwidth is a % of the width */
 	bool inverted;	       /* an icicle graph: the root at the top */
+	/*
+	 * Differential: colour only the frames whose change in share is
+	 * significant at alpha (two-proportion test, Benjamini-Hochberg over
+	 * the frames; common/stats.h); 0 colours every change.
+	 */
+	double alpha;
 };
 
 /* A new, empty graph; with reverse, stacks are merged leaf first. */

@@ -19,6 +19,7 @@ struct kp_flame_node {
 	uint32_t nch;	      /* their number */
 	uint32_t depth;
 	uint8_t kind;
+	double p_value; /* differential: its change's, adjusted */
 };
 
 /* a box to draw */
@@ -47,12 +48,16 @@ struct kp_flame {
 	uint32_t maxdepth;
 	uint64_t grand[2];
 	double maxdelta; /* the largest change in share (differential) */
+	double alpha;	 /* colour only changes significant at alpha (0: all) */
 	bool reverse;
 };
 
 /* n's share of all samples of a side (0 when the side is empty) */
 double kp_flame_share(const struct kp_flame *fg, const struct kp_flame_node *n,
 		      int side);
+/* Is n's change significant (always, when every change is coloured)? */
+bool kp_flame_significant(const struct kp_flame *fg,
+			  const struct kp_flame_node *n);
 /* Sort the children and lay out the boxes at scale (pixels a count). */
 void kp_flame_layout(struct kp_flame *fg, double scale, double minpx);
 

@@ -99,8 +99,9 @@ diff_color(char *buf, size_t len, const struct kp_flame *fg,
 	double r = fg->maxdelta > 0 ? fabs(d) / fg->maxdelta : 0;
 	int c = (int)lround(210 * (1 - r));
 
-	/* changes below 1e-9 of the total are noise from rounding */
-	if (fabs(d) < 1e-9)
+	/* changes below 1e-9 of the total are noise from rounding; those
+	 * that may be sampling noise are not coloured either */
+	if (fabs(d) < 1e-9 || !kp_flame_significant(fg, n))
 		snprintf(buf, len, "rgb(250,250,250)");
 	else if (d > 0)
 		snprintf(buf, len, "rgb(255,%d,%d)", c, c);
@@ -153,6 +154,10 @@ put_title(FILE *out, const struct kp_flame *fg, const struct kp_flame_opts *o,
 				? 100 * ((double)n->self[1] / (double)fg->grand[1] -
 					 (double)n->self[0] / (double)fg->grand[0])
 				: 0.0);
+		if (fg->alpha > 0)
+			fprintf(out, "\np = %.4g (adjusted): %s", n->p_value,
+				n->p_value < fg->alpha ? "significant"
+						       : "may be sampling noise");
 	}
 }
 
@@ -197,6 +202,7 @@ kp_flame_write_svg(FILE *out, struct kp_flame *fg,
 	char fill[32];
 	size_t i;
 
+	fg->alpha = diff ? o->alpha : 0;
 	kp_flame_layout(fg, scale, minpx);
 	H = ypad1 + ypad2 + (fg->nboxes ? fg->maxdepth + 1 : 1) * fh;
 	fprintf(out,
@@ -248,7 +254,11 @@ kp_flame_write_svg(FILE *out, struct kp_flame *fg,
 			     " ",
 			fg->grand[0]);
 		kp_svg_text(out, o->countname, 0);
-		fputs("), red grew, blue shrank</text>\n", out);
+		fputs("), red grew, blue shrank", out);
+		if (fg->alpha > 0)
+			fprintf(out, ", white may be noise (adjusted p >= %g)",
+				fg->alpha);
+		fputs("</text>\n", out);
 	} else if (strcmp(o->colors, "kp") == 0) {
 		put_legend(out, o->colors, FONTSIZE * 3.3);
 	}

@@ -129,6 +129,21 @@ kp_input_peek(struct kp_input *in, const char **p)
 }
 
 size_t
+kp_input_need(struct kp_input *in, size_t n, const char **p)
+{
+	while (in->end - in->start < n && fill(in))
+		;
+	*p = in->buf + in->start;
+	return in->end - in->start;
+}
+
+int
+kp_input_fd(const struct kp_input *in)
+{
+	return in->fd;
+}
+
+size_t
 kp_input_buffered(const struct kp_input *in, const char **p)
 {
 	*p = in->buf + in->start;

@@ -182,6 +182,14 @@ size_t kp_input_peek(struct kp_input *in, const char **p);
  * (a repeated block of them) passes over them with kp_input_consume.
  */
 size_t kp_input_buffered(const struct kp_input *in, const char **p);
+/*
+ * At least n unread bytes in the buffer (fewer only at end of input):
+ * *p and their count.  For binary input (perf.data), with
+ * kp_input_consume(in, n, 0).
+ */
+size_t kp_input_need(struct kp_input *in, size_t n, const char **p);
+/* The file descriptor (pread of a binary file's other parts). */
+int kp_input_fd(const struct kp_input *in);
 /* Consume n buffered bytes: whole lines, `lines` of them. */
 void kp_input_consume(struct kp_input *in, size_t n, unsigned long lines);
 void kp_input_close(struct kp_input *in);
@@ -301,9 +309,8 @@ const char *kp_meta_line(size_t i); /* "# key: value", no newline */
  */
 bool kp_event_period_is_ns(const char *event);
 /*
- * What the counts are, decided once for every filter: with "# weight:
- * period" on a clock event (cpu-clock, task-clock, whose period perf
- * gives in nanoseconds) they are nanoseconds.
+ * What the counts are, for every filter: with "# weight: period" on a
+ * clock event (kp_event_period_is_ns) they are nanoseconds.
  */
 bool kp_meta_counts_ns(void);
 /* With "# weight: samples" on a clock event and a fixed "# period: N":

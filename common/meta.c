@@ -124,7 +124,7 @@ kp_event_period_is_ns(const char *event)
 			 strncmp(event, "task-clock", 10) == 0);
 }
 
-/* the "# event:" of the input counts time */
+/* "# event:" names a clock event: its period is nanoseconds */
 static bool
 clock_event(void)
 {

@@ -18,6 +18,7 @@
 
 static struct kp_flame_opts opt = {
 	.colors = "kp", .width = 1200, .height = 16, .minwidth = 0.1,
+	.alpha = 0.05,
 };
 static bool opt_reverse;
 
@@ -59,6 +60,10 @@ usage(FILE *fp, int status)
 		"      --inverted     an icicle graph: the base at the top, "
 		"callers\n"
 		"                     above their callees\n"
+		"      --alpha A      with two files, colour only the changes\n"
+		"                     significant at A after the Benjamini-\n"
+		"                     Hochberg adjustment (default 0.05)\n"
+		"      --all-changes  with two files, colour every change\n"
 		"  -o, --output FILE  write to FILE (default: standard output),\n"
 		"                     whole or not at all (the old FILE kept)\n"
 		"  -h, --help         show this help\n"
@@ -90,7 +95,7 @@ int
 main(int argc, char **argv)
 {
 	enum { OPT_HEIGHT = 256, OPT_MINWIDTH, OPT_COLORS, OPT_COUNTNAME,
-	       OPT_REVERSE, OPT_INVERTED };
+	       OPT_REVERSE, OPT_INVERTED, OPT_ALPHA, OPT_ALL_CHANGES };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
@@ -101,6 +106,8 @@ main(int argc, char **argv)
 		{ "countname", required_argument, NULL, OPT_COUNTNAME },
 		{ "reverse", no_argument, NULL, OPT_REVERSE },
 		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "all-changes", no_argument, NULL, OPT_ALL_CHANGES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,6 +167,15 @@ main(int argc, char **argv)
 			break;
 		case OPT_INVERTED:
 			opt.inverted = true;
+			break;
+		case OPT_ALPHA:
+			opt.alpha = kp_arg_double("--alpha", optarg);
+			if (!(opt.alpha > 0 && opt.alpha < 1))
+				kp_usage_error("--alpha: expected a level between "
+					       "0 and 1, not '%s'", optarg);
+			break;
+		case OPT_ALL_CHANGES:
+			opt.alpha = 0;
 			break;
 		default:
 			usage(stderr, KP_EXIT_USAGE);
