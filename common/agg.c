@@ -64,8 +64,12 @@ add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
 		    memcmp(e->st.frames, frames, keylen) == 0)
 			break;
 	if (e) {
-		if (e->st.count > UINT64_MAX - count)
+		if (e->st.count > UINT64_MAX - count) {
+			/* the total, a sum of this and more, overflows too */
+			agg->total = UINT64_MAX;
+			agg->total_ok = false;
 			return NULL;
+		}
 		e->st.count += count;
 	} else {
 		e = kp_arena_alloc(sizeof(*e));
@@ -95,16 +99,18 @@ kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 	return add(agg, frames, n, count) ? 0 : -1;
 }
 
-static const char overflow[] = "count overflows 64 bits when added to an "
-			       "identical stack; record dropped";
-
+/*
+ * On overflow the record is not added and the total is marked as past
+ * 2^64: the caller's kp_agg_check_total ends the program (kp(5)), so
+ * the record is not named on its own.
+ */
 void
 kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 		   const struct kp_frame *const *frames, size_t n,
 		   uint64_t count)
 {
-	if (!add(agg, frames, n, count))
-		kp_input_skip(in, "%s", overflow);
+	(void)in;
+	add(agg, frames, n, count);
 }
 
 struct kp_stack *
@@ -114,23 +120,30 @@ kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
 {
 	struct agg_ent *e = add(agg, frames, n, count);
 
-	if (!e) {
-		kp_input_skip(in, "%s", overflow);
-		return NULL;
-	}
-	return &e->st;
+	(void)in;
+	return e ? &e->st : NULL;
 }
 
 void
 kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
 		 struct kp_stack *st, uint64_t count)
 {
+	(void)in;
 	if (st->count > UINT64_MAX - count) {
-		kp_input_skip(in, "%s", overflow);
+		agg->total = UINT64_MAX;
+		agg->total_ok = false;
 		return;
 	}
 	st->count += count;
 	add_total(agg, count);
+}
+
+void
+kp_agg_check_total(const struct kp_agg *agg, const char *name)
+{
+	if (!agg->total_ok)
+		kp_die("%s: the total count overflows 64 bits",
+		       strcmp(name, "-") ? name : "<stdin>");
 }
 
 size_t
@@ -187,9 +200,8 @@ read_files(int nfiles, char **files, bool summed)
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		path = nfiles ? files[i] : "-";
 		kp_agg_read(agg, path);
-		if (summed && !agg->total_ok)
-			kp_die("%s: the total count overflows 64 bits",
-			       strcmp(path, "-") ? path : "<stdin>");
+		(void)summed; /* one rule for every filter (kp(5)) */
+		kp_agg_check_total(agg, path);
 	}
 	return agg;
 }

@@ -199,22 +199,13 @@ kp_clone_base_len(const char *sym)
 	return strlen(sym);
 }
 
-struct kp_agg *
-kp_context_agg(const struct kp_agg *agg)
+const struct kp_frame *
+kp_context_frame(const struct kp_frame *const *frames, size_t n)
 {
-	struct kp_agg *out = kp_agg_new();
-	const struct kp_frame *f[KP_CTX_COUNT];
-	const struct kp_stack *st;
-	size_t i;
-	int c;
+	static const struct kp_frame *f[KP_CTX_COUNT];
+	enum kp_context c = kp_context_of(frames, n);
 
-	for (c = 0; c < KP_CTX_COUNT; c++)
+	if (!f[c])
 		f[c] = kp_frame_make(0, 0, kp_intern_str(names[c]), NULL);
-	for (i = 0; i < kp_agg_len(agg); i++) {
-		st = kp_agg_get(agg, i);
-		c = (int)kp_context_of(st->frames, st->n);
-		if (kp_agg_add(out, &f[c], 1, st->count) < 0)
-			kp_die("the total count overflows 64 bits");
-	}
-	return out;
+	return f[c];
 }

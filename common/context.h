@@ -37,11 +37,12 @@ enum kp_context kp_context_of(const struct kp_frame *const *frames, size_t n);
 bool kp_frame_is_kernel(const struct kp_frame *f);
 
 /*
- * A new agg of one-frame stacks: each stack of agg becomes the name of
- * its context ("softirq"), so that a profile of it counts samples per
- * context (kp-inclusive --by context).
+ * A frame named after the context of frames[0..n) ("softirq"): a
+ * profile of such one-frame stacks counts samples per context
+ * (kp-inclusive --by context).
  */
-struct kp_agg *kp_context_agg(const struct kp_agg *agg);
+const struct kp_frame *kp_context_frame(const struct kp_frame *const *frames,
+					size_t n);
 
 /*
  * The length of sym without the suffixes the compiler gives clones of a

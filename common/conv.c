@@ -127,32 +127,61 @@ kp_conv_intern(const struct kp_frame *f)
 }
 
 /*
- * Shapes the tidy pass sees (stackcollapse-perf.pl's tidy_generic):
+ * Shapes the tidy pass sees (stackcollapse-perf.pl's tidy_generic; the
+ * argument list is the first '(' outside <>, {}, [] and (), as inferno
+ * finds it, so that a template argument holding parentheses stays):
  *
  *	StealTask::do_it(GCTaskManager*, unsigned int)	-> StealTask::do_it
  *	net/http.(*Client).Do				-> kept (Go method)
  *	(anonymous namespace)::foo(int)			-> (anonymous namespace)::foo
  *	RegExp:[&<>\"\']				-> RegExp:[&<>\\]
+ *	f<int (*)(int)>(int)				-> f<int (*)(int)>
+ *	t<v*, &(g(v**, h<x>*))>+0x44 (offset cut before)-> t<v*, &(g(v**, h<x>*))>
+ *	{lambda(int)#1}::operator()(int) const		-> {lambda(int)#1}::operator()
+ *	std::operator<< <char>(std::ostream&)		-> std::operator<< <char>
  */
 size_t
 kp_conv_tidy_generic(char *s, size_t len)
 {
-	char *p = memchr(s, '(', len);
-	size_t i, o;
+	size_t i, o, cut = len;
+	int depth = 0;
 
-	while (p) {
-		size_t rest = len - (size_t)(p - s);
+	for (i = 0; i < len; i++) {
+		char c = s[i];
 
-		if (rest >= 21 &&
-		    memcmp(p, "(anonymous namespace)", 21) == 0) {
-			p = memchr(p + 1, '(', rest - 1);
-			continue;
+		if (c == '<' || c == '{' || c == '[') {
+			depth++;
+		} else if (c == '>' || c == '}' || c == ']' || c == ')') {
+			depth--;
+		} else if (c == 'o' && len - i > 8 &&
+			   memcmp(s + i, "operator", 8) == 0 &&
+			   (i == 0 || !kp_conv_xdigit(s[i - 1]) ||
+			    s[i - 1] == ':')) {
+			/* the operator's own brackets are no nesting */
+			i += 8;
+			if (len - i >= 2 && memcmp(s + i, "()", 2) == 0)
+				i += 2;
+			else
+				while (i < len && strchr("<>=!+-*/%^&|~[],",
+							 s[i]) && s[i])
+					i++;
+			i--;
+		} else if (c == '(') {
+			if (depth == 0 && len - i >= 21 &&
+			    memcmp(s + i, "(anonymous namespace)", 21) == 0) {
+				i += 20;
+				continue;
+			}
+			if (depth == 0 && i > 0 && s[i - 1] == '.')
+				break; /* Go: keep the whole name */
+			if (depth == 0) {
+				cut = i;
+				break;
+			}
+			depth++;
 		}
-		if (p > s && p[-1] == '.')
-			break; /* Go: keep the whole name */
-		len = (size_t)(p - s);
-		break;
 	}
+	len = cut;
 	for (i = o = 0; i < len; i++)
 		if (s[i] != '"' && s[i] != '\'')
 			s[o++] = s[i];
@@ -200,12 +229,18 @@ kp_conv_files(struct kp_agg *agg, int nfiles, char **files,
 {
 	struct kp_input *in;
 	const char *why;
+	bool bad;
 	int i;
 
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
-		in = kp_input_open(nfiles ? files[i] : "-");
-		if (convert(agg, in, o, &why) < 0)
-			kp_die("%s: %s", kp_input_name(in), why);
-		kp_input_close(in);
+		const char *path = nfiles ? files[i] : "-";
+
+		in = kp_input_open(path);
+		bad = convert(agg, in, o, &why) < 0;
+		kp_input_close(in); /* before exit: nothing left to leak */
+		if (bad)
+			kp_die("%s: %s", strcmp(path, "-") ? path : "<stdin>",
+			       why);
+		kp_agg_check_total(agg, path);
 	}
 }

@@ -106,22 +106,56 @@ bool kp_conv_hex(const char *s, const char *e, uint64_t *v);
 enum { KP_PROC_NONE, KP_PROC_COMM, KP_PROC_PID, KP_PROC_TID };
 enum { KP_SPACE_ALL, KP_SPACE_KERNEL, KP_SPACE_USER };
 
+/* An event seen in the input, its samples, its stacks. */
+struct kp_perf_event {
+	char *name; /* as perf prints it; "" when it prints none */
+	size_t len;
+	unsigned long samples;
+	struct kp_agg *agg; /* NULL: not kept (--event names another) */
+	bool owned;	    /* agg is not the caller's (kp_perf_pick frees) */
+};
+
 struct kp_perf_opts {
-	const char *event;  /* keep only this event (NULL: the first seen) */
+	const char *event;  /* keep only this event (NULL: the one with
+			     * the most samples, kp_perf_pick) */
 	int proc;	    /* KP_PROC_*: the outermost process frame */
 	int space;	    /* KP_SPACE_*: which frames to keep */
 	bool period;	    /* weight by the sample period */
 	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
 	bool raw_names;	    /* keep symbols as perf prints them */
-	/* results */
-	char *event_used;   /* the event kept (malloc'd), or NULL */
-	char *events_other; /* the events skipped, ", "-joined, or NULL */
-	unsigned long samples, samples_other;
+	/* the events seen, across the files converted */
+	struct kp_perf_event *events;
+	size_t nevents;
 };
 
-/* o: struct kp_perf_opts * (void * so that kp_conv_files can take it) */
+/* A sample header or side-band line of 'perf script' (trimmed line). */
+bool kp_perf_script_line(const char *s, size_t n);
+/* A line of folded stacks, "a;b;c COUNT" (trimmed line). */
+bool kp_folded_line(const char *s, size_t n);
+
+/*
+ * o: struct kp_perf_opts * (void * so that kp_conv_files can take it).
+ * Each event's samples go to an aggregation of its own: the first
+ * event's (or --event's) to agg, the others' to new ones in o->events.
+ */
 int kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *o,
 		    const char **why);
+/*
+ * After the files: the aggregation to write, of --event's event or the
+ * one with the most samples (the first seen of equals); with more than
+ * one event, each is named with its samples on stderr ("cpu-clock 9406
+ * samples, page-faults 1733: kept cpu-clock; --event to choose").  Sets
+ * the "event" metadata.  Takes agg (the one given to kp_perf_convert);
+ * the others are freed.
+ */
+struct kp_agg *kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg);
+/*
+ * A converter of another input (perf.data) that chose its event itself
+ * and added its stacks to agg (kp_perf_convert's): the event for
+ * kp_perf_pick.
+ */
+void kp_perf_kept(struct kp_perf_opts *o, const char *name,
+		  unsigned long samples, struct kp_agg *agg);
 void kp_perf_opts_free(struct kp_perf_opts *o);
 
 /* ---- DTrace printa(stack()) ---- */

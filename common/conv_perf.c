@@ -49,15 +49,15 @@ struct perf {
 	bool in_sample, skip_sample, orphan, java;
 	bool user_dropped; /* --kernel-only dropped user frames of it */
 	bool headers; /* a sample header was seen (else -F ip,sym) */
+	bool dsos;    /* a frame line ended in "(DSO)" */
 	uint64_t weight;
 	const struct kp_frame *proc;
 	size_t nkernel; /* frames pushed that are kernel code */
 	/* process frames by name, a direct-mapped cache: samples of a
 	 * few processes interleave in a system-wide capture */
 	const struct kp_frame *procs[PROC_CACHE];
-	char *others;
-	size_t otherslen;
-	size_t evlen; /* strlen(o->event_used) */
+	struct kp_agg *agg0; /* the caller's: the first event's */
+	struct kp_perf_event *ev; /* the current sample's event */
 	struct kp_slots blocks; /* the block cache (see "blocks" below) */
 	struct kp_pool pool; /* cached lines and blocks */
 	unsigned long ended;	     /* samples ended: end_sample calls */
@@ -184,6 +184,8 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 				e--;
 		}
 	}
+	if (dso)
+		pf->dsos = true;
 	if (dso && de - dso == 7 && memcmp(dso, "inlined", 7) == 0)
 		inlined = true;
 	else if (dso)
@@ -374,6 +376,7 @@ struct hdr {
 	const char *rest, *reste;
 	uint64_t period;
 	bool has_period;
+	bool period_bad; /* digits where the period goes, past 2^64 */
 };
 
 /* A pid or tid: digits, or -1 for an exiting task. */
@@ -447,21 +450,11 @@ is_cpu(const char *s, const char *e)
  * The comm may hold blanks and digits, so the fields are found from
  * the time stamp (or the event) leftwards.
  */
-/* Decimal [s, e) into *v; false if empty, not digits or too long. */
+/* Decimal [s, e) into *v; false if empty, not digits or past 2^64. */
 static bool
 dec(const char *s, const char *e, uint64_t *v)
 {
-	uint64_t x = 0;
-
-	if (s == e || e - s > 19)
-		return false;
-	for (; s < e; s++) {
-		if (!kp_conv_digit(*s))
-			return false;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*v = x;
-	return true;
+	return kp_parse_u64(s, (size_t)(e - s), 10, v) == 0;
 }
 
 /*
@@ -490,16 +483,17 @@ parse_header_fast(const char *s, size_t len, struct hdr *h)
 	if (t == dot || t == s || !kp_conv_blank(t[-1]))
 		return false;
 	h->period = 0;
-	h->has_period = false;
+	h->has_period = h->period_bad = false;
 	h->comm = h->pid = h->tid = NULL;
 	/* right: [period] event: [rest] */
 	for (p = c + 1; p < e && kp_conv_blank(*p); p++)
 		;
-	for (q = p, x = 0; q < e && kp_conv_digit(*q); q++)
-		x = x * 10 + (uint64_t)(*q - '0');
-	if (q > p && q < e && kp_conv_blank(*q) && q - p <= 19) {
+	for (q = p; q < e && kp_conv_digit(*q); q++)
+		;
+	if (q > p && q < e && kp_conv_blank(*q)) {
+		h->has_period = dec(p, q, &x);
+		h->period_bad = !h->has_period;
 		h->period = x ? x : 1;
-		h->has_period = true;
 		for (p = q; p < e && kp_conv_blank(*p); p++)
 			;
 	}
@@ -576,6 +570,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		i = it + 1;
 		if (i < nt && kp_conv_all_digits(ts[i], te[i]) && i + 1 < nt) {
 			h->has_period = dec(ts[i], te[i], &h->period);
+			h->period_bad = !h->has_period;
 			i++;
 		}
 		if (i >= nt || te[i][-1] != ':' || te[i] - ts[i] < 2)
@@ -597,6 +592,7 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		    (is_cpu(ts[j - 1], te[j - 1]) ||
 		     pid_tid(ts[j - 1], te[j - 1], h))) {
 			h->has_period = dec(ts[j], te[j], &h->period);
+			h->period_bad = !h->has_period;
 			j--;
 			if (is_cpu(ts[j], te[j]))
 				j--;
@@ -618,31 +614,40 @@ parse_header(const char *s, size_t len, struct hdr *h)
 	return h->eve - h->ev < 12 || memcmp(h->ev, "PERF_RECORD_", 12);
 }
 
-static void
-note_other(struct perf *pf, const char *ev, size_t len)
+/*
+ * The event named [name, name + len): its entry, made on its first
+ * sample.  Each event has an aggregation of its own (memory grows with
+ * the distinct stacks of each), but with --event only the one named.
+ */
+static struct kp_perf_event *
+event(struct perf *pf, const char *name, size_t len)
 {
-	const char *p = pf->others, *e, *c;
+	struct kp_perf_opts *o = pf->o;
+	struct kp_perf_event *ev = pf->ev;
+	size_t i;
 
-	pf->o->samples_other++;
-	e = p ? p + pf->otherslen : NULL;
-	while (p && p < e) {
-		c = memchr(p, ',', (size_t)(e - p));
-		if (!c)
-			c = e;
-		if ((size_t)(c - p) == len && memcmp(p, ev, len) == 0)
-			return;
-		p = c + (c < e ? 2 : 0);
+	if (ev && ev->len == len && memcmp(ev->name, name, len) == 0)
+		return ev;
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev->len == len && memcmp(ev->name, name, len) == 0)
+			return ev;
 	}
-	if (pf->otherslen > 4096)
-		return;
-	pf->others = kp_xrealloc(pf->others, pf->otherslen + len + 3);
-	if (pf->otherslen) {
-		memcpy(pf->others + pf->otherslen, ", ", 2);
-		pf->otherslen += 2;
+	o->events = kp_xrealloc(o->events,
+				(o->nevents + 1) * sizeof(*o->events));
+	ev = &o->events[o->nevents];
+	memset(ev, 0, sizeof(*ev));
+	ev->name = kp_xstrndup(name, len);
+	ev->len = len;
+	if (o->event ? len == 0 || strcmp(ev->name, o->event) == 0
+		     : !o->nevents) {
+		ev->agg = pf->agg0;
+	} else if (!o->event) {
+		ev->agg = kp_agg_new();
+		ev->owned = true;
 	}
-	memcpy(pf->others + pf->otherslen, ev, len);
-	pf->otherslen += len;
-	pf->others[pf->otherslen] = '\0';
+	o->nevents++;
+	return ev;
 }
 
 /* The process frame: "comm", "comm-PID" or "comm-PID/TID". */
@@ -728,7 +733,7 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 					      pf->cv.frames, pf->cv.n,
 					      pf->weight);
 		}
-		pf->o->samples++;
+		pf->ev->samples++;
 	}
 	pf->cv.n = 0;
 	pf->in_sample = pf->skip_sample = pf->user_dropped = false;
@@ -738,20 +743,23 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 static void
 start_sample(struct perf *pf, const struct hdr *h)
 {
-	size_t evlen = (size_t)(h->eve - h->ev);
+	size_t evlen = h->ev ? (size_t)(h->eve - h->ev) : 0;
 	const struct pline *pl;
 
 	pf->in_sample = true;
 	pf->skip_sample = false;
 	pf->cv.n = 0;
-	if (!h->ev) {
-		/* no event printed (-F without it): kept */
-	} else if (!pf->o->event_used) {
-		pf->o->event_used = kp_xstrndup(h->ev, evlen);
-		pf->evlen = evlen;
-	} else if (pf->evlen != evlen ||
-		   memcmp(pf->o->event_used, h->ev, evlen) != 0) {
-		note_other(pf, h->ev, evlen);
+	/* no event printed (-F without it): the event "" */
+	pf->ev = event(pf, h->ev ? h->ev : "", h->ev ? evlen : 0);
+	if (!pf->ev->agg) {
+		pf->ev->samples++; /* not kept (--event) */
+		pf->skip_sample = true;
+		return;
+	}
+	pf->cv.agg = pf->ev->agg;
+	if (pf->o->period && h->period_bad) {
+		kp_input_skip(pf->in, "the period does not fit in 64 bits; "
+				      "sample skipped");
 		pf->skip_sample = true;
 		return;
 	}
@@ -847,17 +855,62 @@ loose_header(const char *s, size_t n, struct hdr *h)
 /* ---- the input as a whole ---- */
 
 /*
+ * "root;...;leaf COUNT": a folded stack, not a perf sample header (which
+ * the loose shape "comm TID" would otherwise take it for).
+ */
+bool
+kp_folded_line(const char *s, size_t n)
+{
+	const char *e = s + n, *p = e;
+
+	while (p > s && kp_conv_digit(p[-1]))
+		p--;
+	return p < e && p > s && kp_conv_blank(p[-1]) &&
+	       memchr(s, ';', (size_t)(p - s));
+}
+
+bool
+kp_perf_script_line(const char *s, size_t n)
+{
+	struct hdr h;
+
+	return parse_header(s, n, &h) || sideband(s, n);
+}
+
+/* [s, e) is an indented frame line: blanks, then a hex address. */
+static bool
+frame_shape(const char *s, const char *e)
+{
+	const char *p = s;
+
+	while (p < e && kp_conv_blank(*p))
+		p++;
+	if (p == s || p == e)
+		return false;
+	while (p < e && kp_conv_xdigit(*p))
+		p++;
+	return p > s && (p == e || kp_conv_blank(*p) || *p == '\r');
+}
+
+/*
  * Refuse a file of another kind within its first KiB: a perf.data
- * file (magic "PERFILE2", binary), DTrace or bpftrace output, kp.
+ * file (magic "PERFILE2", binary), DTrace or bpftrace output, kp,
+ * folded stacks, text of any other kind.  The loose header shape
+ * ("comm TID", from -F selections without time and event) counts only
+ * with a frame line after it: "hello world 5" alone is not a sample.
  */
 static int
 check_kind(struct kp_input *in, const char **why)
 {
-	const char *p, *e, *nl;
+	static const char expected[] =
+		"expected 'perf script' output (a sample header such as "
+		"'comm 1234 [000] 12.345: 1 cycles:')";
+	const char *p, *e, *nl, *s, *le, *ls;
 	size_t n = kp_input_peek(in, &p);
 	struct hdr h;
+	bool loose = false, more = n > 1024;
 
-	e = p + (n > 1024 ? 1024 : n);
+	e = p + (more ? 1024 : n);
 	if (n >= 8 && memcmp(p, "PERFILE", 7) == 0) {
 		*why = "this is a perf.data file, not text: run 'perf script' "
 		       "on it and give perf2kp that output";
@@ -869,28 +922,41 @@ check_kind(struct kp_input *in, const char **why)
 	}
 	while (p < e) {
 		nl = memchr(p, '\n', (size_t)(e - p));
-		if (!nl)
+		if (!nl && more)
 			return 0; /* no whole line in the first KiB */
-		const char *s = p, *le = nl, *ls = p;
-
-		p = nl + 1;
+		le = nl ? nl : e;
+		s = ls = p;
+		p = le + 1;
 		if (le > s && le[-1] == '\r')
 			le--;
+		if (loose) /* the line after a loose header */
+			return frame_shape(ls, le) ? 0 : (*why = expected, -1);
 		while (s < le && kp_conv_blank(*s))
 			s++;
 		if (s == le || *s == '#')
 			continue;
+		if (kp_folded_line(s, (size_t)(le - s))) {
+			*why = "these are folded stacks ('a;b;c COUNT'), not "
+			       "'perf script' output: use fold2kp";
+			return -1;
+		}
 		/* a header, side-band, or -F ip,sym's header-less frames */
 		if (parse_header(s, (size_t)(le - s), &h) ||
 		    sideband(s, (size_t)(le - s)) ||
-		    (*ls == '\t' && kp_conv_xdigit(*s)) ||
-		    loose_header(s, (size_t)(le - s), &h))
+		    (*ls == '\t' && kp_conv_xdigit(*s)))
 			return 0;
-		*why = "expected 'perf script' output (a sample header such "
-		       "as 'comm 1234 [000] 12.345: 1 cycles:')";
+		if (*ls != '\t' && loose_header(s, (size_t)(le - s), &h)) {
+			loose = true;
+			continue;
+		}
+		*why = expected;
 		return -1;
 	}
-	return 0;
+	if (loose && !more) {
+		*why = expected; /* a loose header, and nothing after it */
+		return -1;
+	}
+	return 0; /* only blank lines and comments */
 }
 
 /* ---- blocks: a sample's frame lines at once ---- */
@@ -919,6 +985,7 @@ struct block {
 	 * memo_proc[], once known: two, for two processes that take turns */
 	struct kp_stack *memo[2];
 	const struct kp_frame *memo_proc[2];
+	const struct kp_agg *memo_agg[2]; /* the event's they count in */
 	uint8_t memo_next; /* the one to replace */
 	const struct kp_frame *fr[]; /* then the text */
 };
@@ -1013,6 +1080,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 	b->user_dropped = pf->user_dropped;
 	b->memo[0] = b->memo[1] = NULL;
 	b->memo_proc[0] = b->memo_proc[1] = NULL;
+	b->memo_agg[0] = b->memo_agg[1] = NULL;
 	b->memo_next = 0;
 	memcpy(b->fr, pf->cv.frames, pf->cv.n * sizeof(b->fr[0]));
 	memcpy((char *)(b->fr + b->n), text, len);
@@ -1058,9 +1126,11 @@ block(struct perf *pf)
 	b = sl->p;
 	if (b && b != SEEN) {
 		kp_input_consume(in, len, b->lines);
-		if (b->memo[0] && b->memo_proc[0] == pf->proc) {
+		if (b->memo[0] && b->memo_proc[0] == pf->proc &&
+		    b->memo_agg[0] == pf->cv.agg) {
 			end_sample(pf, b->memo[0]);
-		} else if (b->memo[1] && b->memo_proc[1] == pf->proc) {
+		} else if (b->memo[1] && b->memo_proc[1] == pf->proc &&
+			   b->memo_agg[1] == pf->cv.agg) {
 			end_sample(pf, b->memo[1]);
 		} else {
 			for (i = 0; i < b->n; i++)
@@ -1068,6 +1138,7 @@ block(struct perf *pf)
 			pf->user_dropped = b->user_dropped;
 			k = b->memo_next;
 			b->memo_proc[k] = pf->proc;
+			b->memo_agg[k] = pf->cv.agg;
 			b->memo[k] = end_sample(pf, NULL);
 			b->memo_next = (uint8_t)!k;
 		}
@@ -1105,6 +1176,36 @@ block(struct perf *pf)
 }
 
 /*
+ * The last line of the input, without its newline, [s, s + n): cut
+ * short?  A frame line is when it opens a "(DSO)" it does not close,
+ * or has none where the capture's frame lines have one; a header is
+ * when the capture's samples have frame lines (its own are missing).
+ *
+ *		fffffff
+ *		ffffffff811e3b1e vfs_read+0x1 ([kern
+ */
+static bool
+truncated(struct perf *pf, const char *line, const char *s, size_t n,
+	  bool *header)
+{
+	struct hdr h;
+	const char *p = s, *e = s + n;
+
+	*header = *line != '\t' && parse_header(s, n, &h);
+	if (*header) {
+		if (h.rest == h.reste)
+			return pf->dsos;
+		p = h.rest;
+		e = h.reste;
+	} else if (!kp_conv_xdigit(*s)) {
+		return false; /* not a frame line: skipped as such */
+	}
+	if (memchr(p, '(', (size_t)(e - p)))
+		return e[-1] != ')';
+	return pf->dsos;
+}
+
+/*
  * One line of the input, after the line reader: the state machine of
  * samples (header, frame lines, blank line).
  */
@@ -1117,6 +1218,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 	char *s = line;
 	size_t n = len;
 	uint64_t hash;
+	bool header;
 
 	if (kp_conv_nul(in, line, len))
 		return;
@@ -1129,6 +1231,16 @@ perf_line(struct perf *pf, char *line, size_t len)
 	if (n == 0) {
 		end_sample(pf, NULL);
 		pf->orphan = false;
+		return;
+	}
+	if (kp_input_partial(in) && !pf->orphan && *s != '#' &&
+	    truncated(pf, line, s, n, &header)) {
+		if (header)
+			end_sample(pf, NULL); /* the sample before it */
+		kp_input_skip(in, "the last line is cut short (no newline at "
+				  "the end of the input); its sample skipped");
+		pf->skip_sample = true;
+		pf->orphan = true;
 		return;
 	}
 	/* comments; -F +srccode's source lines: "|42   code" */
@@ -1196,33 +1308,117 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	struct kp_perf_opts *o = arg;
 	struct perf pf;
 	char *line;
-	size_t len;
+	size_t len, i;
 
 	if (check_kind(in, why) < 0)
 		return -1;
 	memset(&pf, 0, sizeof(pf));
 	pf.o = o;
 	pf.in = in;
-	if (o->event && !o->event_used)
-		o->event_used = kp_xstrdup(o->event);
-	if (o->event_used)
-		pf.evlen = strlen(o->event_used);
+	pf.agg0 = agg;
 	kp_conv_init(&pf.cv, agg, in);
 	while ((line = kp_input_getline(in, &len)) != NULL)
 		perf_line(&pf, line, len);
 	end_sample(&pf, NULL);
-	o->events_other = pf.others;
 	kp_conv_free(&pf.cv);
 	kp_slots_free(&pf.lines);
 	kp_slots_free(&pf.blocks);
 	kp_pool_free(&pf.pool);
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].agg && !kp_agg_total_ok(o->events[i].agg)) {
+			*why = "the total count overflows 64 bits";
+			return -1;
+		}
 	return 0;
+}
+
+void
+kp_perf_kept(struct kp_perf_opts *o, const char *name, unsigned long samples,
+	     struct kp_agg *agg)
+{
+	struct kp_perf_event *ev = NULL;
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < o->nevents && !ev; i++)
+		if (o->events[i].len == len &&
+		    memcmp(o->events[i].name, name, len) == 0)
+			ev = &o->events[i];
+	if (!ev) {
+		o->events = kp_xrealloc(o->events, (o->nevents + 1) *
+							   sizeof(*o->events));
+		ev = &o->events[o->nevents++];
+		memset(ev, 0, sizeof(*ev));
+		ev->name = kp_xstrdup(name);
+		ev->len = len;
+	}
+	if (ev->owned)
+		kp_die("kp_perf_kept: event %s has stacks of its own", name);
+	ev->agg = agg;
+	ev->samples += samples;
+}
+
+struct kp_agg *
+kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
+{
+	struct kp_perf_event *keep = NULL, *ev;
+	char *msg = NULL;
+	size_t len = 0, i;
+	FILE *m;
+
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev->agg && (o->event ? ev->agg == agg
+					 : !keep || ev->samples > keep->samples))
+			keep = ev;
+	}
+	if (o->nevents > 1 || (o->nevents && !keep)) {
+		m = open_memstream(&msg, &len);
+		if (!m)
+			kp_die("out of memory");
+		for (i = 0; i < o->nevents; i++)
+			fprintf(m, "%s%s %lu%s", i ? ", " : "",
+				o->events[i].len ? o->events[i].name : "(none)",
+				o->events[i].samples, i ? "" : " samples");
+		if (keep)
+			fprintf(m, ": kept %s; %s", keep->name,
+				o->event ? "chosen with --event"
+					 : "--event to choose");
+		else
+			fprintf(m, ": none is %s (--event)", o->event);
+		if (fclose(m) != 0)
+			kp_die("out of memory");
+		kp_warn("%s", msg);
+		free(msg);
+	}
+	if (keep && keep->len)
+		kp_meta_set("event", "%s", keep->name);
+	else if (o->event)
+		kp_meta_set("event", "%s", o->event);
+	if (keep && keep->agg != agg) {
+		kp_agg_free(agg);
+		agg = keep->agg;
+	}
+	for (i = 0; i < o->nevents; i++) {
+		ev = &o->events[i];
+		if (ev != keep && ev->owned)
+			kp_agg_free(ev->agg);
+		ev->agg = NULL;
+		ev->owned = false;
+	}
+	return agg;
 }
 
 void
 kp_perf_opts_free(struct kp_perf_opts *o)
 {
-	free(o->event_used);
-	free(o->events_other);
-	o->event_used = o->events_other = NULL;
+	size_t i;
+
+	for (i = 0; i < o->nevents; i++) {
+		if (o->events[i].owned)
+			kp_agg_free(o->events[i].agg);
+		free(o->events[i].name);
+	}
+	free(o->events);
+	o->events = NULL;
+	o->nevents = 0;
 }

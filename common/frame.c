@@ -3,26 +3,27 @@
 
 #include "internal.h"
 
-struct frame_ent {
-	struct kp_frame f;
-	UT_hash_handle hh;
-};
-
-static struct frame_ent *frames;
+/* The frames, in the arena, in an open-addressing table (see strtab.c). */
+static struct kp_slots frames;
 
 const struct kp_frame *
 kp_frame_intern(const struct kp_frame *f)
 {
-	struct frame_ent *e;
+	uint64_t h = kp_hash(f, sizeof(*f));
+	size_t mask, j;
+	struct kp_frame *e;
 
-	HASH_FIND(hh, frames, f, sizeof(*f), e);
-	if (e)
-		return &e->f;
+	kp_slots_reserve(&frames, 4096);
+	mask = frames.cap - 1;
+	for (j = h & mask; (e = frames.tab[j].p) != NULL; j = (j + 1) & mask)
+		if (frames.tab[j].hash == h && memcmp(e, f, sizeof(*f)) == 0)
+			return e;
 	e = kp_arena_alloc(sizeof(*e));
-	memset(e, 0, sizeof(*e));
-	e->f = *f;
-	HASH_ADD(hh, frames, f, sizeof(e->f), e);
-	return &e->f;
+	*e = *f;
+	frames.tab[j].hash = h;
+	frames.tab[j].p = e;
+	frames.n++;
+	return e;
 }
 
 const struct kp_frame *
@@ -42,7 +43,7 @@ kp_frame_make(uint64_t addr, unsigned flags, const char *sym,
 size_t
 kp_frame_count(void)
 {
-	return HASH_COUNT(frames);
+	return frames.n;
 }
 
 static inline bool

@@ -19,6 +19,7 @@ struct kp_input {
 	size_t start; /* first unread byte */
 	size_t end;   /* end of valid data */
 	bool eof;
+	bool partial; /* the last line returned had no newline */
 	unsigned long lineno;
 };
 
@@ -62,9 +63,11 @@ fill(struct kp_input *in)
 		in->start = 0;
 	}
 	if (in->end == in->cap) {
-		if (in->cap >= KP_MAX_LINE)
+		if (in->cap >= KP_MAX_LINE) {
+			in->lineno++; /* the long line, not the one before */
 			kp_input_die(in, "line longer than %u MiB",
 				     KP_MAX_LINE >> 20);
+		}
 		in->cap *= 2;
 		in->buf = kp_xrealloc(in->buf, in->cap + 1);
 	}
@@ -106,7 +109,8 @@ kp_input_getline(struct kp_input *in, size_t *len)
 	}
 	line = in->buf + in->start;
 	n = (size_t)(nl - line);
-	in->start += n + (nl < in->buf + in->end);
+	in->partial = nl == in->buf + in->end;
+	in->start += n + !in->partial;
 	in->lineno++;
 	if (n && line[n - 1] == '\r')
 		n--;
@@ -158,6 +162,12 @@ kp_input_consume(struct kp_input *in, size_t n, unsigned long lines)
 		       in->end - in->start);
 	in->start += n;
 	in->lineno += lines;
+}
+
+bool
+kp_input_partial(const struct kp_input *in)
+{
+	return in->partial;
 }
 
 unsigned long

@@ -163,6 +163,8 @@ struct kp_input *kp_input_open(const char *path);
  */
 char *kp_input_getline(struct kp_input *in, size_t *len);
 unsigned long kp_input_lineno(const struct kp_input *in);
+/* The line kp_input_getline returned last had no newline (end of input). */
+bool kp_input_partial(const struct kp_input *in);
 const char *kp_input_name(const struct kp_input *in);
 /*
  * A skipped input line: "prog: FILE:LINE: why" for the first few, then
@@ -324,6 +326,12 @@ struct kp_reader;
 /* Open a kp (or SystemTap) stream; "-" is stdin.  Cannot open: exit 2. */
 struct kp_reader *kp_reader_open(const char *path);
 /*
+ * kp_reader_open ends the program when the input is what a converter
+ * reads, not kp (perf.data, perf script text, folded stacks: kp(5)),
+ * unless this is false (the fuzz targets, which feed it any bytes).
+ */
+extern bool kp_refuse_foreign;
+/*
  * The next record, or NULL at the end of the input.  The stack and its
  * frame array are valid until the next call.  Metadata lines go to
  * kp_meta_*; malformed records are skipped with kp_input_skip.
@@ -345,8 +353,9 @@ struct kp_agg *kp_agg_new(void);
 int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 	       size_t n, uint64_t count);
 /*
- * kp_agg_add, and on overflow skip the record with a message naming the
- * current line of in (for converters that read their own formats).
+ * kp_agg_add for converters that read their own formats.  On overflow
+ * the record is not added and the total is past 2^64 (it holds this
+ * sum): the caller ends with kp_agg_check_total after the input.
  */
 void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 			const struct kp_frame *const *frames, size_t n,
@@ -360,7 +369,7 @@ void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 struct kp_stack *kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
 				  const struct kp_frame *const *frames,
 				  size_t n, uint64_t count);
-/* Add count to an entry of agg's; on overflow skip, as above. */
+/* Add count to an entry of agg's; on overflow, as above. */
 void kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
 		      struct kp_stack *st, uint64_t count);
 /* Distinct stacks, in order of first appearance. */
@@ -369,18 +378,23 @@ const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);
 /* Sum of all counts (saturating at UINT64_MAX; see kp_agg_total_ok). */
 uint64_t kp_agg_total(const struct kp_agg *agg);
 bool kp_agg_total_ok(const struct kp_agg *agg);
+/*
+ * The rule of kp(5) for totals: past 2^64 (a sum of identical stacks
+ * included) is fatal, "prog: NAME: the total count overflows 64 bits",
+ * exit 2, before anything is written.  NAME "-" is "<stdin>".
+ */
+void kp_agg_check_total(const struct kp_agg *agg, const char *name);
 /* Sort the stacks (qsort comparator on const struct kp_stack *const *). */
 void kp_agg_sort(struct kp_agg *agg,
 		 int (*cmp)(const void *, const void *));
 /* Read a whole kp input into agg (convenience for analysis filters). */
 void kp_agg_read(struct kp_agg *agg, const char *path);
-/* A new agg holding the files' records (no file: standard input). */
-struct kp_agg *kp_agg_read_files(int nfiles, char **files);
 /*
- * kp_agg_read_files for the filters that report shares of the total:
- * a total over 64 bits is fatal, "FILE: the total count overflows 64
- * bits" naming the input that took it over.
+ * A new agg holding the files' records (no file: standard input); a
+ * total over 64 bits is fatal (kp_agg_check_total), naming the input
+ * that took it over.  kp_agg_read_summed is the same.
  */
+struct kp_agg *kp_agg_read_files(int nfiles, char **files);
 struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
 void kp_agg_free(struct kp_agg *agg);
 

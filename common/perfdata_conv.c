@@ -454,9 +454,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		}
 	}
 	if (keep) {
-		free(c->po->event_used);
-		c->po->event_used = kp_xstrdup(keep->name);
-		c->po->samples += keep->nsamples;
+		kp_perf_kept(c->po, keep->name, keep->nsamples, agg);
 		kp_meta_set("samples", "%llu",
 			    (unsigned long long)keep->nsamples);
 		if (keep->attr.freq)

@@ -844,7 +844,8 @@ name_frame(struct kp_folded *fd, const char *s, size_t len)
  *	single_frame 1
  *
  * The count is the text after the last blank; blanks around the line
- * and before the count are ignored.
+ * and before the count are ignored, except after a ';' ("a;  1": the
+ * leaf is " ").  An empty name ("a;;b 1", "a; 1") is an error.
  */
 int
 kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
@@ -870,6 +871,10 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 	}
 	for (e = c; e > s && (e[-1] == ' ' || e[-1] == '\t'); e--)
 		;
+	/* "a;  1": the leaf is named " ", as the peers name a frame perf
+	 * printed without a symbol; the last blank is the separator */
+	if (e > s && e[-1] == ';' && c - e >= 2)
+		e = c - 1;
 	if (memchr(s, '\0', (size_t)(e - s))) {
 		*why = "NUL byte in a frame name";
 		return -1;
@@ -878,6 +883,10 @@ kp_folded_parse(struct kp_folded *fd, const char *s, size_t len,
 		q = memchr(p, ';', (size_t)(e - p));
 		if (!q)
 			q = e;
+		if (q == p) {
+			*why = "empty frame name (';;', or ';' at an end)";
+			return -1;
+		}
 		if (m == fd->cap) {
 			fd->cap *= 2;
 			fd->frames = kp_xrealloc(fd->frames,

@@ -26,8 +26,10 @@
  * missing final newline are accepted everywhere; the opening "!" is
  * optional, so plain SystemTap print_stack output is valid input.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "conv.h"
 #include "internal.h"
 
 #define MAX_META 10000
@@ -49,12 +51,79 @@ struct kp_reader {
 	struct kp_slots cache; /* of struct line_ent */
 };
 
+static bool
+all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return len > 0;
+}
+
+/*
+ * Input that is not kp but what a converter reads, found by its first
+ * KiB: fatal, naming the converter (a filter would otherwise skip every
+ * line and print an empty profile).  perf.data (magic "PERFILE2"); a
+ * first line that is a 'perf script' sample header; a first line of
+ * folded stacks, "a;b;c COUNT".  A first line that is kp ("!", a count,
+ * a frame line, SystemTap's hex list) is never refused.
+ */
+static const char *
+check_kind(struct kp_input *in)
+{
+	const char *p, *e, *s, *le;
+	size_t n = kp_input_peek(in, &p), len;
+	struct kp_frame f;
+	const char *why;
+
+	if (n >= 8 && memcmp(p, "PERFILE2", 8) == 0)
+		return "this is a perf.data file, not kp: run it through "
+		       "perf2kp";
+	e = p + (n > 1024 ? 1024 : n);
+	for (s = p; s < e; s = le + 1) {
+		le = memchr(s, '\n', (size_t)(e - s));
+		if (!le)
+			return NULL; /* no whole line to judge */
+		while (s < le && (*s == ' ' || *s == '\t'))
+			s++;
+		len = (size_t)(le - s);
+		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' ||
+			       s[len - 1] == '\r'))
+			len--;
+		if (len == 0 || *s == '#')
+			continue;
+		if ((len == 1 && *s == '!') || all_digits(s, len) ||
+		    *s == '0' || kp_frame_parse(s, len, &f, &why) == 0)
+			return NULL;
+		if (kp_perf_script_line(s, len))
+			return "this is 'perf script' output, not kp: run it "
+			       "through perf2kp";
+		if (kp_folded_line(s, len))
+			return "these are folded stacks ('a;b;c COUNT'), not "
+			       "kp: run them through fold2kp";
+		return NULL;
+	}
+	return NULL;
+}
+
+bool kp_refuse_foreign = true;
+
 struct kp_reader *
 kp_reader_open(const char *path)
 {
 	struct kp_reader *rd = kp_xcalloc(1, sizeof(*rd));
+	const char *why;
 
 	rd->in = kp_input_open(path);
+	why = check_kind(rd->in);
+	if (why && kp_refuse_foreign) {
+		kp_input_close(rd->in); /* before exit: nothing to leak */
+		free(rd);
+		kp_die("%s: %s", path && strcmp(path, "-") ? path : "<stdin>",
+		       why);
+	}
 	rd->cap = 64;
 	rd->frames = kp_xmalloc(rd->cap * sizeof(*rd->frames));
 	return rd;
@@ -148,17 +217,6 @@ hex_list(struct kp_reader *rd, const char *s, size_t len)
 		push(rd, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
 	}
 	return true;
-}
-
-static bool
-all_digits(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return len > 0;
 }
 
 const struct kp_stack *

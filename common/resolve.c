@@ -44,14 +44,18 @@ struct secline {
 	uint64_t addr;
 };
 
-/* A resolved address, cached: the key and its frames. */
+/*
+ * A resolved address, cached: the key and its frames.  Kept small (most
+ * are one frame): C_KERNEL's key is its address, in obj; C_FILE's is
+ * (dso, offset, address), the last two after the frames.
+ */
 enum { C_KERNEL, C_FILE, C_FRAME };
 struct cent {
-	const void *obj; /* C_FILE: the dso; C_FRAME: the frame */
-	uint64_t a, b;   /* C_KERNEL: addr; C_FILE: off, addr */
-	uint32_t kind, flags;
+	const void *obj; /* C_KERNEL: the address; C_FILE: the dso; C_FRAME:
+			  * the frame */
+	uint32_t kf;     /* kind << 24 | flags */
 	uint32_t n;
-	const struct kp_frame *fr[];
+	const struct kp_frame *fr[]; /* then C_FILE's offset and address */
 };
 
 struct kp_resolver {
@@ -657,14 +661,26 @@ cent_hash(uint32_t kind, const void *obj, uint64_t a, uint64_t b,
 {
 	uint64_t k[4] = { (uint64_t)(uintptr_t)obj, a, b,
 			  (uint64_t)kind << 32 | flags };
+	uint64_t h;
 
-	return kp_hash(k, sizeof(k));
+	if (kind == C_FILE)
+		return kp_hash(k, sizeof(k));
+	/* one word: Fibonacci hashing, its high bits folded down */
+	h = (k[0] ^ k[3] << 40) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 32;
+}
+
+static uint64_t *
+cent_keys(struct cent *c)
+{
+	return (uint64_t *)(c->fr + c->n);
 }
 
 static struct cent *
 cache_find(struct kp_resolver *r, uint64_t h, uint32_t kind, const void *obj,
 	   uint64_t a, uint64_t b, uint32_t flags)
 {
+	uint32_t kf = kind << 24 | flags;
 	struct cent *c;
 	size_t i, mask;
 
@@ -673,9 +689,9 @@ cache_find(struct kp_resolver *r, uint64_t h, uint32_t kind, const void *obj,
 	mask = r->cache.cap - 1;
 	for (i = h & mask; r->cache.tab[i].p; i = (i + 1) & mask) {
 		c = r->cache.tab[i].p;
-		if (r->cache.tab[i].hash == h && c->kind == kind &&
-		    c->obj == obj && c->a == a && c->b == b &&
-		    c->flags == flags)
+		if (r->cache.tab[i].hash == h && c->obj == obj && c->kf == kf &&
+		    (kind != C_FILE ||
+		     (cent_keys(c)[0] == a && cent_keys(c)[1] == b)))
 			return c;
 	}
 	return NULL;
@@ -686,17 +702,20 @@ cache_add(struct kp_resolver *r, uint64_t h, uint32_t kind, const void *obj,
 	  uint64_t a, uint64_t b, uint32_t flags,
 	  const struct kp_frame *const *fr, size_t n, bool resolved)
 {
-	struct cent *c = kp_pool_alloc(&r->pool,
-				       sizeof(*c) + n * sizeof(c->fr[0]));
+	size_t keys = kind == C_FILE ? 2 * sizeof(uint64_t) : 0;
+	struct cent *c = kp_pool_alloc(&r->pool, sizeof(*c) +
+							 n * sizeof(c->fr[0]) +
+							 keys);
 	struct kp_slot *s;
 
-	c->kind = kind;
 	c->obj = obj;
-	c->a = a;
-	c->b = b;
-	c->flags = flags;
+	c->kf = kind << 24 | flags;
 	c->n = (uint32_t)n;
 	memcpy(c->fr, fr, n * sizeof(c->fr[0]));
+	if (keys) {
+		cent_keys(c)[0] = a;
+		cent_keys(c)[1] = b;
+	}
 	kp_slots_reserve(&r->cache, 4096);
 	s = kp_slots_free_slot(&r->cache, h);
 	s->hash = h;
@@ -762,15 +781,16 @@ kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
 		  const struct kp_frame *const **out)
 {
 	const struct kp_frame *fr[MAX_INLINE + 1], *in;
-	uint64_t h = cent_hash(C_KERNEL, NULL, addr, 0, flags);
-	struct cent *c = cache_find(r, h, C_KERNEL, NULL, addr, 0, flags);
+	const void *key = (const void *)(uintptr_t)addr;
+	uint64_t h = cent_hash(C_KERNEL, key, 0, 0, flags);
+	struct cent *c = cache_find(r, h, C_KERNEL, key, 0, 0, flags);
 	size_t n;
 	bool ok;
 
 	if (!c) {
 		in = kp_frame_make(addr, KP_F_ADDR, NULL, r->mod_kernel);
 		n = kernel_frames(r, in, flags & KP_SYMTAB_RETADDR, fr, &ok);
-		c = cache_add(r, h, C_KERNEL, NULL, addr, 0, flags, fr, n, ok);
+		c = cache_add(r, h, C_KERNEL, key, 0, 0, flags, fr, n, ok);
 	}
 	*out = c->fr;
 	return c->n;

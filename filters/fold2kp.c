@@ -59,6 +59,7 @@ read_folded(struct kp_agg *agg, struct kp_folded *fd, const char *path)
 			kp_agg_add_or_skip(agg, in, frames, n, count);
 	}
 	kp_input_close(in);
+	kp_agg_check_total(agg, path);
 }
 
 int

@@ -16,6 +16,7 @@
 
 static bool opt_modules, opt_offsets, opt_addrs, opt_jit, opt_inlined;
 static bool opt_perf_addrs, opt_backtick;
+static bool dtrace_addrs; /* DTrace input: name a bare frame by address */
 
 static void
 usage(FILE *fp, int status)
@@ -36,7 +37,8 @@ usage(FILE *fp, int status)
 		"  --all       --modules --jit --inlined\n"
 		"  --offsets   keep each frame's offset: name+0xOFF\n"
 		"  --addrs     name a frame without a symbol by its address\n"
-		"              (default: [module file name], or [unknown])\n"
+		"              (default: [module file name], or [unknown];\n"
+		"              the address for dtrace2kp's input)\n"
 		"  --perf-addrs  name it [module <addr>] or [unknown <addr>], as\n"
 		"              stackcollapse-perf.pl --addrs\n"
 		"  --backtick  name frames module`symbol, as DTrace prints them\n"
@@ -122,8 +124,9 @@ frame_name(const struct kp_frame *f, char **nb, size_t *ncap)
 		return n + m + 1;
 	}
 	if (f->sym || (!f->module && !opt_perf_addrs) ||
-	    (opt_addrs && (f->flags & KP_F_ADDR)))
-		return kp_frame_name(f, opt_offsets, opt_addrs, nb, ncap);
+	    ((opt_addrs || dtrace_addrs) && (f->flags & KP_F_ADDR)))
+		return kp_frame_name(f, opt_offsets,
+				     opt_addrs || dtrace_addrs, nb, ncap);
 	if (f->module) {
 		base = strrchr(f->module, '/');
 		base = base && base[1] ? base + 1 : f->module;
@@ -254,6 +257,9 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_read_files(argc, argv);
+	/* "unix`0xfffffffffb800c91": the DTrace peers keep the address */
+	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
+		       strcmp(kp_meta_get("source"), "dtrace") == 0;
 
 	n = kp_agg_len(agg);
 	lines = kp_xcalloc(n ? n : 1, sizeof(*lines));

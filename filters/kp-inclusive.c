@@ -78,23 +78,37 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* The profile of one input (or standard input). */
+/*
+ * The profile of the inputs (none: standard input), counted record by
+ * record as they are read: memory grows with the keys, not with the
+ * stacks of every run of a differential.
+ */
 static struct kp_profile *
-load(int nfiles, char **files, struct kp_agg **aggp)
+count(int nfiles, char **files)
 {
-	struct kp_agg *agg = kp_agg_read_summed(nfiles, files), *c;
 	struct kp_profile *p = kp_profile_new(rep.by, rep.modules);
+	const struct kp_stack *st;
+	const struct kp_frame *f;
+	struct kp_reader *rd;
+	uint64_t total = 0;
+	int i;
 
-	if (opt_context) {
-		c = kp_context_agg(agg);
-		kp_agg_free(agg);
-		agg = c;
+	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
+		rd = kp_reader_open(nfiles ? files[i] : "-");
+		while ((st = kp_reader_next(rd)) != NULL) {
+			if (st->count > UINT64_MAX - total)
+				kp_die("%s: the total count overflows 64 bits",
+				       kp_input_name(kp_reader_input(rd)));
+			total += st->count;
+			if (opt_context) {
+				f = kp_context_frame(st->frames, st->n);
+				kp_profile_add(p, &f, 1, st->count);
+			} else {
+				kp_profile_add(p, st->frames, st->n, st->count);
+			}
+		}
+		kp_reader_close(rd);
 	}
-	kp_profile_add_agg(p, agg);
-	if (aggp)
-		*aggp = agg;
-	else
-		kp_agg_free(agg);
 	return p;
 }
 
@@ -135,7 +149,7 @@ diff(char **files, size_t na, size_t nb)
 	size_t i;
 
 	for (i = 0; i < na + nb; i++)
-		p[i] = load(1, files + i, NULL);
+		p[i] = count(1, files + i);
 	d = kp_diff_new(p, na, p + na, nb, rep.sort == KP_SORT_EXCLUSIVE,
 			opt_absolute);
 	kp_diff_print(&rep, d, opt_alpha, opt_absolute, na, nb);
@@ -254,16 +268,19 @@ main(int argc, char **argv)
 		status = diff(files, na, nfiles - na);
 	else if (nfiles == 2)
 		status = diff(files, 1, 1);
-	else {
-		pa = load((int)nfiles, files, &a);
-		if (opt_callers || opt_callees) {
-			status = trees(pa, a);
-		} else {
-			kp_table_print(&rep, pa);
-			status = kp_finish();
-		}
+	else if (opt_callers || opt_callees) {
+		/* trees walk the stacks again: they need them merged */
+		a = kp_agg_read_summed((int)nfiles, files);
+		pa = kp_profile_new(rep.by, rep.modules);
+		kp_profile_add_agg(pa, a);
+		status = trees(pa, a);
 		kp_profile_free(pa);
 		kp_agg_free(a);
+	} else {
+		pa = count((int)nfiles, files);
+		kp_table_print(&rep, pa);
+		status = kp_finish();
+		kp_profile_free(pa);
 	}
 	free(files);
 	return status;

@@ -42,9 +42,8 @@ usage(FILE *fp, int status)
 		"canonical kp with identical stacks merged.  With no file, or\n"
 		"'-', read standard input.\n"
 		"  --event EV        keep samples of event EV (default: the\n"
-		"                    first seen in text, the one with the most\n"
-		"                    samples in perf.data; the others are\n"
-		"                    named on stderr)\n"
+		"                    event with the most samples; each is\n"
+		"                    named with its samples on stderr)\n"
 		"  --comm            the process name as the outermost frame\n"
 		"  --pid             the same, as NAME-PID\n"
 		"  --tid             the same, as NAME-PID/TID\n"
@@ -162,14 +161,9 @@ main(int argc, char **argv)
 
 	agg = kp_agg_new();
 	kp_conv_files(agg, argc, argv, convert, &pdo);
-	if (o.events_other)
-		kp_warn("kept the %lu samples of event %s; skipped %lu of: %s",
-			o.samples, o.event_used, o.samples_other,
-			o.events_other);
 	if (!kp_meta_get("source"))
 		kp_meta_set("source", "perf script");
-	if (o.event_used)
-		kp_meta_set("event", "%s", o.event_used);
+	agg = kp_perf_pick(&o, agg);
 	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);

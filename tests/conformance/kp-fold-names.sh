@@ -2,6 +2,8 @@
 # kp-fold's naming options for the converters' output, on our own fixtures
 # (no corpus needed): --modules, --jit, --inlined, --all, --perf-addrs,
 # --backtick, and the [module file name] fallback.
+# The C++ name keeps its template argument list with parentheses in it, as
+# inferno-collapse-perf prints it (stackcollapse-perf.pl cut it at the "(").
 set -u
 fail=0
 T=$KP_TOP/tests
@@ -19,9 +21,9 @@ check "--modules: kernel and kernel-module frames get _[k]" "$(fold --modules)" 
 check "--jit: /tmp/perf-PID.map frames get _[j]" "$(fold --jit)" \
 	"net/http.(*Client).Do;StealTask::do_it;Ljava/io/PrintStream:::print_[j] 1"
 check "--inlined: inlined frames get _[i]" "$(fold --inlined)" \
-	"vmlinux_thing;Ljava/io/BufferedWriter:::flushBuffer;Ljava/io/OutputStreamWriter:::write_[i];main;std::__invoke_impl<int, int 1"
+	"vmlinux_thing;Ljava/io/BufferedWriter:::flushBuffer;Ljava/io/OutputStreamWriter:::write_[i];main;std::__invoke_impl<int, int (*&)(int, int)> 1"
 check "--all: one annotation each, _[i] first" "$(fold --all)" \
-	"vmlinux_thing_[k];Ljava/io/BufferedWriter:::flushBuffer_[j];Ljava/io/OutputStreamWriter:::write_[i];main;std::__invoke_impl<int, int 1"
+	"vmlinux_thing_[k];Ljava/io/BufferedWriter:::flushBuffer_[j];Ljava/io/OutputStreamWriter:::write_[i];main;std::__invoke_impl<int, int (*&)(int, int)> 1"
 check "--perf-addrs: [module <addr>] and [unknown <addr>]" "$(fold --perf-addrs)" \
 	"[unknown <0>];[dd <55d0e1c4b3a9>];read;nf_hook_slow;finish_task_switch 2"
 check "--addrs keeps its 0xADDR form" "$(fold --addrs)" \

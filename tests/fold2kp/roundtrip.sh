@@ -7,7 +7,10 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 # sort bytewise and add the counts of equal stacks: the expected kp-fold
 merge() {
-	LC_ALL=C sort "$1" | awk '{ c = $NF; sub(/[ \t]+[^ \t]+$/, "")
+	# ("a;  1": the leaf is named " ", the peers' name of a frame perf
+	# printed without a symbol)
+	LC_ALL=C sort "$1" | awk '{ c = $NF; l = $0; sub(/[ \t]+[^ \t]+$/, "")
+		if (l ~ /;[ \t][ \t]+[^ \t]+[ \t]*$/) $0 = $0 " "
 		if (NR > 1 && $0 == p) { s += c; next }
 		if (NR > 1) print p " " s
 		p = $0; s = c }

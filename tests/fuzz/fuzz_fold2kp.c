@@ -36,6 +36,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	kp_progname = "fuzz_fold2kp";
 	kp_quiet = true;
+	kp_refuse_foreign = false; /* any bytes: read on */
 	while (s < e) {
 		nl = memchr(s, '\n', (size_t)(e - s));
 		if (!nl)

@@ -53,8 +53,11 @@ run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
 	kp_skipped = 0;
 	in = kp_input_open(path);
 	if (kp_perf_convert(agg, in, &o, &why) == 0) {
+		*samples = 0;
+		for (size_t i = 0; i < o.nevents; i++)
+			*samples += o.events[i].samples;
+		agg = kp_perf_pick(&o, agg);
 		out = write_kp(agg, len);
-		*samples = o.samples;
 		*skipped = kp_skipped;
 	}
 	kp_input_close(in);

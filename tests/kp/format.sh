@@ -7,8 +7,11 @@ trap 'rm -rf "$t"' EXIT
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; fail=1; fi; }
 
 # canonical output is a fixed point: write(read(x)) == x for canonical x
+# (an input that is fatal, exit 2, writes nothing: there is no output to
+# read again)
 for f in "$KP_TOP"/tests/stap2kp/*.in; do
 	stap2kp "$f" > "$t/a" 2>/dev/null
+	[ $? -eq 2 ] && [ ! -s "$t/a" ] && continue
 	stap2kp "$t/a" > "$t/b" 2>/dev/null
 	check "round trip $(basename "$f")" 'cmp -s "$t/a" "$t/b"'
 done
