@@ -12,7 +12,7 @@ cd "$KP_TOP"
 pkgs() { sed 's/#.*//' "$@" | tr -s ' \t' '\n' | sed '/^$/d' | sort -u; }
 run=$(pkgs deps/run.txt)
 
-for p in libelf-dev libdw-dev zlib1g-dev libzstd-dev uthash-dev make pkg-config gcc; do
+for p in libelf-dev libdw-dev zlib1g-dev libzstd-dev libiberty-dev uthash-dev make pkg-config gcc; do
 	check "run.txt has $p" 'grep -qx "$p" <<< "$run"'
 done
 for p in chromium golang-go valgrind bpftrace linux-perf clang python3 libxml2-utils; do
