@@ -17,6 +17,7 @@
 
 #include "kp.h"
 #include "dwarf_lines.h"
+#include "symtab.h"
 
 /*
  * The function-like DIEs of one CU (subprogram, inlined_subroutine,
@@ -138,9 +139,9 @@ open_as(const char *path, const char *name, char *err, size_t errlen)
 
 	/* for the reason of a failure; libdwfl opens the file itself (given
 	 * a descriptor, it leaves it open when the file is not ELF) */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = kp_open_regular(path, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, kp_open_strerror(errno));
 		return NULL;
 	}
 	close(fd);

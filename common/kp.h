@@ -245,6 +245,13 @@ bool kp_module_is_vmlinux(const char *module);
 bool kp_module_is_kernel(const char *module);
 
 /*
+ * The one name of time spent in user mode when user stacks are not
+ * recorded (kp-sample without --user, perf2kp --kernel-only, kp-top
+ * --by module): a frame of this symbol and no module.  man/kp.5.
+ */
+#define KP_USER_FRAME "[user]"
+
+/*
  * The name of a frame as the folded format and the reports show it:
  * the symbol (with "+0xOFF" if want_off), else the address if want_addr,
  * else "[module]" or "[unknown]".  Writes into buf (grown as needed),
@@ -278,6 +285,12 @@ size_t kp_meta_count(void);
 /* Forget every metadata line (a fresh start, as for each fuzz input). */
 void kp_meta_clear(void);
 const char *kp_meta_line(size_t i); /* "# key: value", no newline */
+/*
+ * True when the period of event (a "# event:" value such as
+ * "cpu-clock" or "task-clock:u") is in nanoseconds: the software clock
+ * events.  The one place that rule is decided.
+ */
+bool kp_event_period_is_ns(const char *event);
 
 /* ---- reader.c: the kp reader ---- */
 

@@ -111,3 +111,15 @@ kp_meta_line(size_t i)
 {
 	return i < nlines ? lines[i] : NULL;
 }
+
+/*
+ * The software clock events count time: their period is nanoseconds.
+ * A prefix, as the event is written ("cpu-clock:u", "task-clock:ppp",
+ * "cpu-clock (cycles not supported: no hardware PMU)").
+ */
+bool
+kp_event_period_is_ns(const char *event)
+{
+	return event && (strncmp(event, "cpu-clock", 9) == 0 ||
+			 strncmp(event, "task-clock", 10) == 0);
+}

@@ -129,7 +129,8 @@ enum {
 
 /*
  * Add the symbols of an ELF file (vmlinux, a DSO, an executable): its
- * .symtab, else its .dynsym.  Functions and code labels become T/t/W,
+ * .symtab, else its .dynsym, and "name@plt" for the PLT entries of an
+ * x86-64 file (as perf names them).  Functions and code labels become T/t/W,
  * data objects D/d/V or B/b; addresses are the file's own (st_value,
  * link-time for vmlinux), sizes st_size.  Returns 0, or -1 with
  * kp_symtab_error() set ("FILE: not an ELF file", "FILE: no symbol
@@ -152,5 +153,28 @@ char *kp_elf_build_id(const char *path);
  * /usr/lib/debug/DIR/.  NULL if none is found.  The caller frees it.
  */
 char *kp_elf_debug_file(const char *path);
+
+/*
+ * Open path read-only (close-on-exec, plus flags such as O_NOFOLLOW) if
+ * it is a regular file: a FIFO, device or directory named in the input
+ * is refused (errno EINVAL, or EISDIR) without blocking.  -1 on error;
+ * kp_open_strerror(errno) says why ("not a regular file" for EINVAL).
+ */
+int kp_open_regular(const char *path, int flags);
+const char *kp_open_strerror(int err);
+
+/* A PT_LOAD segment: file bytes [off, off + filesz) at ELF address vaddr. */
+struct kp_elf_seg {
+	uint64_t off, vaddr, filesz;
+};
+
+/*
+ * The PT_LOAD segments of an ELF file, in *segs (malloc'ed, the caller
+ * frees it) and *n.  Returns 0, or -1 if the file cannot be read as ELF.
+ */
+int kp_elf_segments(const char *path, struct kp_elf_seg **segs, size_t *n);
+/* The ELF address of file offset off, if a segment holds it. */
+bool kp_elf_off_to_vaddr(const struct kp_elf_seg *segs, size_t n,
+			 uint64_t off, uint64_t *vaddr);
 
 #endif /* KP_SYMTAB_H */

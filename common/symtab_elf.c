@@ -25,7 +25,7 @@ elf_open(const char *path, int *fdp)
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = kp_open_regular(path, 0);
 	if (fd < 0)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -38,6 +38,39 @@ elf_open(const char *path, int *fdp)
 	}
 	*fdp = fd;
 	return elf;
+}
+
+int
+kp_open_regular(const char *path, int flags)
+{
+	struct stat sb;
+	int fd, fl;
+
+	/* O_NONBLOCK: a FIFO swapped in after a check cannot hang open() */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0) {
+		fl = errno;
+		close(fd);
+		errno = fl;
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *
+kp_open_strerror(int err)
+{
+	return err == EINVAL ? "not a regular file" : strerror(err);
 }
 
 static void
@@ -146,6 +179,105 @@ add_symbols(struct kp_symtab *st, Elf *elf, Elf_Scn *scn,
 	return added;
 }
 
+/*
+ * "name@plt" symbols for the PLT entries of an x86-64 executable or DSO,
+ * as perf synthesizes them: entry i of .plt.sec (IBT), or of .plt after
+ * its 16-byte header, calls the function of relocation i of .rela.plt.
+ * Returns how many were added.
+ */
+static size_t
+add_plt(struct kp_symtab *st, Elf *elf)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn, *pscn, *dscn;
+	Elf_Data *rdata, *ddata;
+	GElf_Ehdr eh;
+	GElf_Rela rela;
+	GElf_Sym sym;
+	uint64_t start;
+	size_t i, n, added = 0;
+	const char *name;
+	char buf[512];
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	rscn = find_section_named(elf, ".rela.plt", &rsh);
+	if (!rscn || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	pscn = find_section_named(elf, ".plt.sec", &psh);
+	start = psh.sh_addr;
+	if (!pscn || psh.sh_type != SHT_PROGBITS) {
+		pscn = find_section_named(elf, ".plt", &psh);
+		if (!pscn || psh.sh_type != SHT_PROGBITS)
+			return 0;
+		start = psh.sh_addr + 16;
+	}
+	dscn = elf_getscn(elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh) || dsh.sh_type != SHT_DYNSYM)
+		return 0;
+	rdata = elf_getdata(rscn, NULL);
+	ddata = elf_getdata(dscn, NULL);
+	if (!rdata || !ddata)
+		return 0;
+	n = rdata->d_size / rsh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		if (start + (i + 1) * 16 > psh.sh_addr + psh.sh_size)
+			break;
+		if (!gelf_getrela(rdata, (int)i, &rela) ||
+		    !gelf_getsym(ddata, (int)GELF_R_SYM(rela.r_info), &sym))
+			continue;
+		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		kp_symtab_add(st, start + i * 16, 16, 't', buf, NULL);
+		added++;
+	}
+	return added;
+}
+
+int
+kp_elf_segments(const char *path, struct kp_elf_seg **segs, size_t *n)
+{
+	GElf_Phdr ph;
+	size_t i, nph;
+	Elf *elf;
+	int fd;
+
+	*segs = NULL;
+	*n = 0;
+	elf = elf_open(path, &fd);
+	if (!elf)
+		return -1;
+	if (elf_getphdrnum(elf, &nph) == 0 && nph > 0) {
+		*segs = kp_xcalloc(nph, sizeof(**segs));
+		for (i = 0; i < nph; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_LOAD) {
+				(*segs)[*n].off = ph.p_offset;
+				(*segs)[*n].vaddr = ph.p_vaddr;
+				(*segs)[*n].filesz = ph.p_filesz;
+				(*n)++;
+			}
+	}
+	elf_close(elf, fd);
+	return 0;
+}
+
+bool
+kp_elf_off_to_vaddr(const struct kp_elf_seg *segs, size_t n, uint64_t off,
+		    uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (off >= segs[i].off && off - segs[i].off < segs[i].filesz) {
+			*vaddr = off - segs[i].off + segs[i].vaddr;
+			return true;
+		}
+	return false;
+}
+
 static int
 load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
 {
@@ -159,7 +291,8 @@ load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
 	elf = elf_open(path, &fd);
 	if (!elf) {
 		if (errno)
-			kp_symtab_seterr(st, "%s: %s", path, strerror(errno));
+			kp_symtab_seterr(st, "%s: %s", path,
+					 kp_open_strerror(errno));
 		else
 			kp_symtab_seterr(st, "%s: not an ELF file", path);
 		return -1;
@@ -170,6 +303,8 @@ load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
 		ret = load_elf(st, dbg, 0, depth + 1);
 		free(dbg);
 		if (ret == 0) {
+			if (add_plt(st, elf))
+				kp_symtab_sort(st);
 			elf_close(elf, fd);
 			return 0;
 		}
@@ -182,6 +317,8 @@ load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
 		return -1;
 	}
 	added = add_symbols(st, elf, scn, &sh);
+	if (added && depth == 0)
+		add_plt(st, elf);
 	elf_close(elf, fd);
 	if (!added) {
 		st->n = n0;

@@ -1,0 +1,322 @@
+/*
+ * procs.c - the process model: pid -> name and executable mappings.  See
+ * procs.h.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kp.h"
+#include "procs.h"
+
+struct kp_procs {
+	struct kp_slots cur; /* pid -> its current struct kp_proc */
+	struct kp_proc **all; /* every one made, for kp_procs_at */
+	size_t nall;
+};
+
+struct kp_procs *
+kp_procs_new(void)
+{
+	return kp_xcalloc(1, sizeof(struct kp_procs));
+}
+
+void
+kp_procs_free(struct kp_procs *ps)
+{
+	size_t i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->nall; i++) {
+		free(ps->all[i]->maps);
+		free(ps->all[i]);
+	}
+	free(ps->all);
+	kp_slots_free(&ps->cur);
+	free(ps);
+}
+
+static uint64_t
+pid_hash(uint32_t pid)
+{
+	uint64_t k = pid;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+/* The slot of pid: its current process, or the empty slot for it. */
+static struct kp_slot *
+pid_slot(struct kp_procs *ps, uint32_t pid)
+{
+	uint64_t h = pid_hash(pid);
+	size_t i, mask;
+
+	kp_slots_reserve(&ps->cur, 1024);
+	mask = ps->cur.cap - 1;
+	for (i = h & mask; ps->cur.tab[i].p; i = (i + 1) & mask)
+		if (((struct kp_proc *)ps->cur.tab[i].p)->pid == pid)
+			return &ps->cur.tab[i];
+	ps->cur.tab[i].hash = h;
+	return &ps->cur.tab[i];
+}
+
+struct kp_proc *
+kp_procs_find(struct kp_procs *ps, uint32_t pid)
+{
+	uint64_t h = pid_hash(pid);
+	size_t i, mask;
+
+	if (!ps->cur.cap)
+		return NULL;
+	mask = ps->cur.cap - 1;
+	for (i = h & mask; ps->cur.tab[i].p; i = (i + 1) & mask)
+		if (((struct kp_proc *)ps->cur.tab[i].p)->pid == pid)
+			return ps->cur.tab[i].p;
+	return NULL;
+}
+
+/* pid's current program, or a new one (fresh: an exec). */
+static struct kp_proc *
+proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
+{
+	struct kp_slot *s = pid_slot(ps, pid);
+	struct kp_proc *p = s->p;
+
+	if (p && !fresh)
+		return p;
+	if (!p)
+		ps->cur.n++;
+	p = kp_xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	s->p = p;
+	if ((ps->nall & (ps->nall - 1)) == 0)
+		ps->all = kp_xrealloc(ps->all, (ps->nall ? ps->nall * 2 : 1) *
+						       sizeof(*ps->all));
+	ps->all[ps->nall++] = p;
+	return p;
+}
+
+struct kp_proc *
+kp_procs_get(struct kp_procs *ps, uint32_t pid)
+{
+	return proc_get(ps, pid, false);
+}
+
+size_t
+kp_procs_count(const struct kp_procs *ps)
+{
+	return ps->nall;
+}
+
+struct kp_proc *
+kp_procs_at(const struct kp_procs *ps, size_t i)
+{
+	return ps->all[i];
+}
+
+void
+kp_procs_comm(struct kp_procs *ps, uint32_t pid, uint32_t tid,
+	      const char *comm, size_t len, bool exec)
+{
+	struct kp_proc *p;
+
+	if (pid != tid)
+		return;
+	/* a new program: its mappings come in the mmap records after */
+	p = proc_get(ps, pid, exec);
+	if (exec)
+		p->maps_known = true;
+	p->comm = kp_intern(comm, strnlen(comm, len));
+}
+
+void
+kp_procs_fork(struct kp_procs *ps, uint32_t pid, uint32_t ppid, uint32_t tid,
+	      uint32_t ptid)
+{
+	struct kp_proc *p, *parent;
+
+	(void)ptid;
+	if (pid != tid || pid == ppid)
+		return;
+	parent = kp_procs_find(ps, ppid);
+	/*
+	 * Records of other CPUs come in no particular order: the child's
+	 * exec may have been read already, and its name is the better.  A
+	 * pid reused after an exit is a new process.
+	 */
+	p = kp_procs_find(ps, pid);
+	p = proc_get(ps, pid, p && p->exited);
+	if (!parent)
+		return;
+	if (!p->comm)
+		p->comm = parent->comm;
+	if (!p->maps_known && !p->nmaps && parent->nmaps) {
+		p->mcap = p->nmaps = parent->nmaps;
+		p->maps = kp_xmalloc(p->nmaps * sizeof(*p->maps));
+		memcpy(p->maps, parent->maps, p->nmaps * sizeof(*p->maps));
+		p->maps_known = parent->maps_known;
+	}
+}
+
+void
+kp_procs_exit(struct kp_procs *ps, uint32_t pid, uint32_t tid)
+{
+	struct kp_proc *p;
+
+	if (pid == tid && (p = kp_procs_find(ps, pid)) != NULL)
+		p->exited = true;
+}
+
+/* Add a mapping, replacing what it overlaps (a new mmap over an old). */
+static void
+add_map(struct kp_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+	const char *path, const char *build_id)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < p->nmaps; i++)
+		if (p->maps[i].end <= start || p->maps[i].start >= end)
+			p->maps[j++] = p->maps[i];
+	p->nmaps = j;
+	if (p->nmaps == p->mcap) {
+		p->mcap = p->mcap ? p->mcap * 2 : 16;
+		p->maps = kp_xrealloc(p->maps, p->mcap * sizeof(*p->maps));
+	}
+	for (i = p->nmaps; i > 0 && p->maps[i - 1].start > start; i--)
+		p->maps[i] = p->maps[i - 1];
+	p->maps[i].start = start;
+	p->maps[i].end = end;
+	p->maps[i].pgoff = pgoff;
+	p->maps[i].path = kp_intern_str(path);
+	p->maps[i].build_id = build_id ? kp_intern_str(build_id) : NULL;
+	p->nmaps++;
+}
+
+void
+kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start, uint64_t len,
+	      uint64_t pgoff, const char *path, const char *build_id)
+{
+	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
+		return;
+	add_map(proc_get(ps, pid, false), start, start + len, pgoff, path,
+		build_id);
+}
+
+const struct kp_map *
+kp_proc_map(const struct kp_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nmaps, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/* ---- /proc ---- */
+
+/* The name of a running process: /proc/PID/comm. */
+static void
+scan_comm(struct kp_proc *p)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	if (p->pid == 0) {
+		p->comm = kp_intern_str("swapper");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/comm", p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n <= 0) /* gone already: perf names it ":PID" */
+		n = snprintf(buf, sizeof(buf), ":%u", p->pid);
+	p->comm = kp_intern(buf, (size_t)n);
+}
+
+/*
+ * /proc/PID/maps of a process that was running before sampling began,
+ * the executable mappings only:
+ *
+ *	55d0c9a00000-55d0c9a1c000 r-xp 00002000 fd:01 1835023    /usr/bin/dd
+ *	7ffd5b5f1000-7ffd5b5f3000 r-xp 00000000 00:00 0          [vdso]
+ */
+static void
+scan_maps(struct kp_proc *p)
+{
+	char path[64], *line = NULL, perms[8], *name;
+	unsigned long long start, end, pgoff;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *fp;
+	int pos;
+
+	p->maps_known = true;
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	while ((len = getline(&line, &cap, fp)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end,
+			   perms, &pgoff, &pos) != 4 ||
+		    pos == 0 || perms[2] != 'x')
+			continue;
+		name = line + pos;
+		while (*name == ' ')
+			name++;
+		add_map(p, start, end, pgoff, *name ? name : "[anon]", NULL);
+	}
+	free(line);
+	fclose(fp);
+}
+
+void
+kp_procs_scan(struct kp_procs *ps, uint32_t pid, unsigned what)
+{
+	struct kp_proc *p = proc_get(ps, pid, false);
+
+	if (what & KP_PROCS_COMM)
+		scan_comm(p);
+	if ((what & KP_PROCS_MAPS) && !p->maps_known && pid != 0)
+		scan_maps(p);
+}
+
+void
+kp_procs_scan_all(struct kp_procs *ps, unsigned what)
+{
+	struct dirent *d;
+	DIR *dir;
+	long v;
+	char *end;
+
+	kp_procs_scan(ps, 0, what);
+	if (!(dir = opendir("/proc")))
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		v = strtol(d->d_name, &end, 10);
+		if (*end == '\0' && v > 0 && v <= INT_MAX)
+			kp_procs_scan(ps, (uint32_t)v, what);
+	}
+	closedir(dir);
+}
