@@ -7,6 +7,7 @@
 #   make fuzz         libFuzzer targets (clang), each run FUZZ_SECONDS
 #   make bench        the benchmarks in bench/ (figures on stdout)
 #   make deps         install the Debian packages listed in deps/*.txt
+#   make deps-run     only those building and running kp needs (deps/run.txt)
 #   make install      PREFIX=/usr/local DESTDIR= : programs and man pages
 #
 # Every filters/NAME.c is a program; common/*.c is the shared library;
@@ -24,9 +25,9 @@ CC ?= cc
 ifeq ($(CC),)
 CC := cc
 endif
-PKGS := libdw libelf zlib
+PKGS := libdw libelf zlib libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -lzstd)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wold-style-definition -Wno-format-nonliteral
@@ -34,7 +35,7 @@ OPT ?= -O2 -g
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) -Icommon $(PKG_CFLAGS) \
 	$(SAN) $(EXTRA_CFLAGS)
 LDFLAGS_ALL = $(SAN) $(EXTRA_LDFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+LDLIBS_ALL = $(PKG_LIBS) -liberty -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -52,12 +53,13 @@ MANPAGES := $(sort $(wildcard man/*.[1-8]))
 BIN := $(B)/bin
 LIB := $(B)/libkp.a
 COMMON_OBJ := $(patsubst common/%.c,$(B)/common/%.o,$(COMMON_SRC))
+GEN_OBJ := $(B)/gen/flame_js.o
 PROG_BIN := $(addprefix $(BIN)/,$(PROGS))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz-replay/%,$(FUZZ_SRC))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test test-asan asan fuzz fuzz-build bench deps install \
+.PHONY: all check test test-asan asan fuzz fuzz-build bench deps deps-run install \
 	uninstall clean format
 
 all: $(PROG_BIN) $(UNIT_BIN) $(REPLAY_BIN)
@@ -67,8 +69,27 @@ $(B)/common/%.o: common/%.c $(COMMON_HDR)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(LIB): $(COMMON_OBJ)
+$(LIB): $(COMMON_OBJ) $(GEN_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# common/flame.js, the script of kp-flame's SVG, as a C array for the
+# library (od is POSIX; the file's first comment, for its readers, is
+# left out of the SVG)
+$(B)/gen/flame_js.c: common/flame.js
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q){ echo '/* generated from common/flame.js by the Makefile */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char kp_flame_js[];'; \
+	  echo 'extern const size_t kp_flame_js_len;'; \
+	  echo 'const unsigned char kp_flame_js[] = {'; \
+	  sed '1,/\*\//d' $< | od -An -v -tx1 | \
+	  sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t kp_flame_js_len = sizeof(kp_flame_js);'; } > $@
+$(B)/gen/%.o: $(B)/gen/%.c
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(B)/filters/%.o: filters/%.c $(COMMON_HDR)
 	@mkdir -p $(@D)
@@ -130,6 +151,9 @@ bench: all
 
 deps:
 	$(Q)bash .ci/deps.sh
+# only what building and running kp needs (deps/run.txt): no test tools
+deps-run:
+	$(Q)bash .ci/deps.sh run
 
 install: $(PROG_BIN)
 	install -d $(DESTDIR)$(BINDIR)

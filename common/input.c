@@ -28,6 +28,11 @@ kp_input_open(const char *path)
 	struct kp_input *in = kp_xcalloc(1, sizeof(*in));
 
 	if (!path || strcmp(path, "-") == 0) {
+		/* a filter run bare at a prompt would wait silently */
+		if (isatty(STDIN_FILENO))
+			kp_usage_error("no input: name a file, or pipe or "
+				       "redirect one (standard input is a "
+				       "terminal)");
 		in->fd = 0;
 		in->name = kp_xstrdup("<stdin>");
 	} else {
@@ -121,6 +126,21 @@ kp_input_peek(struct kp_input *in, const char **p)
 	}
 	*p = in->buf + in->start;
 	return in->end - in->start;
+}
+
+size_t
+kp_input_need(struct kp_input *in, size_t n, const char **p)
+{
+	while (in->end - in->start < n && fill(in))
+		;
+	*p = in->buf + in->start;
+	return in->end - in->start;
+}
+
+int
+kp_input_fd(const struct kp_input *in)
+{
+	return in->fd;
 }
 
 size_t

@@ -103,6 +103,18 @@ proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
 	return p;
 }
 
+const struct kp_map *
+kp_procs_map(struct kp_procs *ps, uint32_t pid, uint64_t addr)
+{
+	const struct kp_proc *p = kp_procs_find(ps, pid);
+	const struct kp_map *m = NULL;
+	int depth;
+
+	for (depth = 0; p && !m && depth < 8; depth++, p = p->before)
+		m = kp_proc_map(p, addr);
+	return m;
+}
+
 struct kp_proc *
 kp_procs_get(struct kp_procs *ps, uint32_t pid)
 {
@@ -125,14 +137,17 @@ void
 kp_procs_comm(struct kp_procs *ps, uint32_t pid, uint32_t tid,
 	      const char *comm, size_t len, bool exec)
 {
-	struct kp_proc *p;
+	struct kp_proc *p, *before;
 
 	if (pid != tid)
 		return;
 	/* a new program: its mappings come in the mmap records after */
+	before = exec ? kp_procs_find(ps, pid) : NULL;
 	p = proc_get(ps, pid, exec);
-	if (exec)
+	if (exec) {
 		p->maps_known = true;
+		p->before = before;
+	}
 	p->comm = kp_intern(comm, strnlen(comm, len));
 }
 

@@ -47,7 +47,9 @@ struct kp_proc {
 	size_t nmaps, mcap;
 	bool maps_known; /* an exec seen, a parent's copied or /proc read */
 	bool exited;
-	void *user; /* for the caller (kp-sample: its --comm frame) */
+	/* the program an exec replaced (its mappings still hold a sample
+	 * taken inside execve), or NULL */
+	const struct kp_proc *before;
 };
 
 struct kp_procs *kp_procs_new(void);
@@ -106,6 +108,14 @@ void kp_procs_scan_all(struct kp_procs *ps, unsigned what);
 
 /* The mapping of p that holds addr, or NULL. */
 const struct kp_map *kp_proc_map(const struct kp_proc *p, uint64_t addr);
+
+/*
+ * The mapping of pid that holds addr: its current program's, else (as
+ * perf, which forgets an old program's mappings only as new ones cover
+ * them) of the programs before it, up to 8 execs back.  NULL if none.
+ */
+const struct kp_map *kp_procs_map(struct kp_procs *ps, uint32_t pid,
+				  uint64_t addr);
 
 /*
  * Every struct kp_proc made so far (each program of each process), for

@@ -210,7 +210,10 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 
 	switch (p->by) {
 	case KP_BY_MODULE:
-		name = mod ? mod : p->unknown;
+		/* user time (no module) is "[user]", as its frame says */
+		name = mod ? mod :
+		       sym && strcmp(sym, KP_USER_FRAME) == 0 ? sym :
+							      p->unknown;
 		return key_for(p, name, mod);
 	case KP_BY_ADDRESS:
 		if (f->flags & KP_F_ADDR) {
@@ -391,8 +394,8 @@ kp_profile_find(const struct kp_profile *p, const char *name,
 	return found;
 }
 
-static int
-cmp_str(const char *a, const char *b)
+int
+kp_strcmp_null(const char *a, const char *b)
 {
 	if (a == b)
 		return 0;
@@ -412,9 +415,9 @@ cmp_u64_desc(uint64_t a, uint64_t b)
 static int
 cmp_names(const struct kp_pkey *x, const struct kp_pkey *y)
 {
-	int c = cmp_str(x->name, y->name);
+	int c = kp_strcmp_null(x->name, y->name);
 
-	return c ? c : cmp_str(x->module, y->module);
+	return c ? c : kp_strcmp_null(x->module, y->module);
 }
 
 struct sort_ctx {

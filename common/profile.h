@@ -125,6 +125,9 @@ uint32_t kp_profile_lookup(const struct kp_profile *p, const char *name,
 size_t kp_profile_find(const struct kp_profile *p, const char *name,
 		       const char *module, uint32_t *ids, size_t max);
 
+/* strcmp with NULL first (an unknown module). */
+int kp_strcmp_null(const char *a, const char *b);
+
 /*
  * Key ids sorted for a report: by incl (or excl, by_excl) descending,
  * then the other count descending, then name and module bytewise.

@@ -227,7 +227,7 @@ add_plt(struct kp_symtab *st, Elf *elf)
 		    !gelf_getsym(ddata, (int)GELF_R_SYM(rela.r_info), &sym))
 			continue;
 		name = elf_strptr(elf, dsh.sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name) /* perf names an IRELATIVE slot (no name) "@plt" */
 			continue;
 		snprintf(buf, sizeof(buf), "%s@plt", name);
 		kp_symtab_add(st, start + i * 16, 16, 't', buf, NULL);

@@ -1,9 +1,12 @@
 /*
- * perf2kp - "perf script" text in, canonical kp out.
+ * perf2kp - perf.data or "perf script" text in, canonical kp out.
  *
  *	perf record -a -g -- sleep 10
+ *	perf2kp perf.data > out.kp
  *	perf script | perf2kp > out.kp
  *
+ * A perf.data (file or pipe mode) is known by its magic and read by
+ * common/perfdata*.c, its addresses named by the resolver.
  * The accepted shapes of the sample header and frame lines are pasted
  * above their parsers in common/conv_perf.c.  Identical stacks merge;
  * stacks keep their first-seen order.
@@ -13,6 +16,18 @@
 #include <string.h>
 
 #include "conv.h"
+#include "perfdata.h"
+
+/* perf.data by its magic, else perf script text. */
+static int
+convert(struct kp_agg *agg, struct kp_input *in, void *arg, const char **why)
+{
+	struct kp_pd_opts *o = arg;
+
+	if (kp_pd_is(in))
+		return kp_perfdata_convert(agg, in, o, why);
+	return kp_perf_convert(agg, in, o->perf, why);
+}
 
 static void
 usage(FILE *fp, int status)
@@ -21,13 +36,15 @@ usage(FILE *fp, int status)
 		"usage: perf2kp [-h] [--event EV] [--comm | --pid | --tid]\n"
 		"               [--kernel-only | --user-only] "
 		"[--weight samples|period]\n"
-		"               [--inline] [--raw-names] [file ...]\n"
-		"Read the text of 'perf script' and write canonical kp with\n"
-		"identical stacks merged.  With no file, or '-', read\n"
-		"standard input.\n"
+		"               [--inline] [--raw-names] [--kallsyms FILE]\n"
+		"               [--no-demangle] [file ...]\n"
+		"Read a perf.data file or the text of 'perf script' and write\n"
+		"canonical kp with identical stacks merged.  With no file, or\n"
+		"'-', read standard input.\n"
 		"  --event EV        keep samples of event EV (default: the\n"
-		"                    first seen; the others are named on\n"
-		"                    stderr)\n"
+		"                    first seen in text, the one with the most\n"
+		"                    samples in perf.data; the others are\n"
+		"                    named on stderr)\n"
 		"  --comm            the process name as the outermost frame\n"
 		"  --pid             the same, as NAME-PID\n"
 		"  --tid             the same, as NAME-PID/TID\n"
@@ -39,6 +56,12 @@ usage(FILE *fp, int status)
 		"  --raw-names       keep symbols as perf prints them (default:\n"
 		"                    cut argument lists, drop quotes, as\n"
 		"                    stackcollapse-perf.pl does)\n"
+		"  --kallsyms FILE   perf.data: the kernel's symbols from FILE\n"
+		"                    (a saved /proc/kallsyms of the capture's\n"
+		"                    boot; default: perf's build-id cache,\n"
+		"                    else /proc/kallsyms)\n"
+		"  --no-demangle     perf.data: keep C++ symbols mangled (default:\n"
+		"                    demangled as perf report shows them)\n"
 		"  -h, --help        show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -57,6 +80,8 @@ main(int argc, char **argv)
 		OPT_WEIGHT,
 		OPT_INLINE,
 		OPT_RAW,
+		OPT_KALLSYMS,
+		OPT_NO_DEMANGLE,
 	};
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, OPT_EVENT },
@@ -68,10 +93,13 @@ main(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "raw-names", no_argument, NULL, OPT_RAW },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_perf_opts o;
+	struct kp_pd_opts pdo = { .perf = &o };
 	struct kp_agg *agg;
 	int ch;
 
@@ -117,6 +145,12 @@ main(int argc, char **argv)
 		case OPT_RAW:
 			o.raw_names = true;
 			break;
+		case OPT_KALLSYMS:
+			pdo.kallsyms = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			pdo.no_demangle = true;
+			break;
 		case 'h':
 			usage(stdout, KP_EXIT_OK);
 			break;
@@ -127,12 +161,13 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_new();
-	kp_conv_files(agg, argc, argv, kp_perf_convert, &o);
+	kp_conv_files(agg, argc, argv, convert, &pdo);
 	if (o.events_other)
 		kp_warn("kept the %lu samples of event %s; skipped %lu of: %s",
 			o.samples, o.event_used, o.samples_other,
 			o.events_other);
-	kp_meta_set("source", "perf script");
+	if (!kp_meta_get("source"))
+		kp_meta_set("source", "perf script");
 	if (o.event_used)
 		kp_meta_set("event", "%s", o.event_used);
 	kp_meta_set("weight", "%s", o.period ? "period" : "samples");

@@ -33,13 +33,14 @@ KP
 # gone 40 -> 0 (-40), new_hot 0 -> 80 (+80); by |diff|, ties by diff
 # then name
 cat > "$t/want" <<'OUT'
- before%    after%      diff  function
-   0.00%    80.00%   +80.00%  new_hot
-  60.00%   100.00%   +40.00%  mid
-  40.00%     0.00%   -40.00%  gone
-  60.00%    20.00%   -40.00%  leaf_a
- 100.00%   100.00%    +0.00%  top
-      10        20            Total samples
+ before%    after%      diff         p  function
+   0.00%    80.00%   +80.00%    0.0002* new_hot
+  60.00%   100.00%   +40.00%    0.0040* mid
+  40.00%     0.00%   -40.00%    0.0040* gone
+  60.00%    20.00%   -40.00%    0.0356* leaf_a
+ 100.00%   100.00%    +0.00%    1.0000  top
+      10        20                      Total samples
+* adjusted p < 0.05: more than sampling noise (two-proportion test, Benjamini-Hochberg over 5 rows)
 OUT
 kp-inclusive "$t/before.kp" "$t/after.kp" > "$t/got"
 diff -u "$t/want" "$t/got"
@@ -48,12 +49,12 @@ diff -u "$t/want" "$t/got"
 cat > "$t/want" <<'OUT'
 # total before: 10
 # total after: 20
-before_pct	after_pct	diff_pct	before	after	function
-0.0000	80.0000	+80.0000	0	16	new_hot
-40.0000	0.0000	-40.0000	4	0	gone
-60.0000	20.0000	-40.0000	6	4	leaf_a
-0.0000	0.0000	+0.0000	0	0	mid
-0.0000	0.0000	+0.0000	0	0	top
+before_pct	after_pct	diff_pct	before	after	p_value	function
+0.0000	80.0000	+80.0000	0	16	0.0001734	new_hot
+40.0000	0.0000	-40.0000	4	0	0.00595	gone
+60.0000	20.0000	-40.0000	6	4	0.04743	leaf_a
+0.0000	0.0000	+0.0000	0	0	1	mid
+0.0000	0.0000	+0.0000	0	0	1	top
 OUT
 kp-inclusive --sort exclusive --format tsv "$t/before.kp" "$t/after.kp" > "$t/got"
 diff -u "$t/want" "$t/got"
@@ -62,8 +63,8 @@ diff -u "$t/want" "$t/got"
 kp-inclusive -n 2 "$t/before.kp" "$t/after.kp" | grep -c % > "$t/got"
 [ "$(cat "$t/got")" = 3 ]  # header and two rows
 kp-inclusive --percent-limit 50 "$t/before.kp" "$t/after.kp" > "$t/got"
-[ "$(sed -n 2p "$t/got")" = "   0.00%    80.00%   +80.00%  new_hot" ]
-[ "$(wc -l < "$t/got")" = 3 ]
+[ "$(sed -n 2p "$t/got")" = "   0.00%    80.00%   +80.00%    0.0002* new_hot" ]
+[ "$(wc -l < "$t/got")" = 4 ]
 
 # stdin as one side
 kp-inclusive - "$t/after.kp" < "$t/before.kp" | sed -n 2p | grep -q 'new_hot$'

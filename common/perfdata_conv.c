@@ -1,0 +1,533 @@
+/*
+ * perfdata_conv.c - perf.data to kp stacks, in one pass: the records of
+ * common/perfdata.c feed the process model (procs.h), each sample's
+ * callchain is named through the resolver (resolve.h), and the stacks
+ * of each event are counted apart, so that the event with the most
+ * samples can be kept at the end.
+ *
+ * The stacks are those perf report and perf script build: the callchain
+ * entries in order (the PERF_CONTEXT_* marks switch between kernel and
+ * user and are not frames), each address named as perf names it (at the
+ * address itself, not at pc - 1: perf 6.1 looks return addresses up as
+ * they are), a sample without a callchain counted by its IP.
+ */
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conv.h"
+#include "perfdata.h"
+#include "procs.h"
+#include "resolve.h"
+
+struct pdc {
+	struct kp_pd_opts *o;
+	struct kp_perf_opts *po;
+	struct kp_input *in;
+	struct kp_pd *pd;
+	struct kp_resolver *res;
+	struct kp_procs *procs;
+	struct kp_kernel_src ksrc;
+	bool kernel_tried;
+	char *kallsyms; /* the build-id cache's copy, if used */
+	struct kp_agg **aggs; /* per event */
+	size_t naggs;
+	struct kp_conv cv;     /* the stack being built */
+	struct kp_slots tidy;  /* resolver frame -> frame as perf2kp names it */
+	struct named *named;   /* the frames of an address: see push_addr */
+	struct kp_pool pool;
+	bool dwarf_said;
+	bool user_dropped; /* --kernel-only left out user frames */
+	/* progress */
+	bool tty;
+	unsigned long nrec;
+	struct timespec last;
+	bool progress_shown;
+};
+
+/* ---- naming ---- */
+
+/*
+ * A frame as perf2kp names perf script's: a C++ symbol of a user file
+ * demangled as perf demangles it (libiberty's cplus_demangle without
+ * DMGL_PARAMS: "ns::f", not "ns::f(int)"; unless --no-demangle), then
+ * cut as stackcollapse-perf.pl cuts it (unless --raw-names).  Cached by
+ * the resolver's frame, which is interned.
+ */
+static const struct kp_frame *
+tidy(struct pdc *c, const struct kp_frame *f)
+{
+	struct tidied {
+		const struct kp_frame *from, *to;
+	} *t;
+	uint64_t h;
+	size_t mask, i, n;
+	struct kp_frame g;
+	struct kp_slot *sl;
+	char *s, *d;
+
+	if (!f->sym || (c->po->raw_names &&
+			(c->o->no_demangle || strncmp(f->sym, "_Z", 2) != 0)))
+		return f;
+	h = kp_hash(&f, sizeof(f));
+	if (c->tidy.cap) {
+		mask = c->tidy.cap - 1;
+		for (i = h & mask; (t = c->tidy.tab[i].p) != NULL;
+		     i = (i + 1) & mask)
+			if (t->from == f)
+				return t->to;
+	}
+	g = *f;
+	d = NULL;
+	if (!c->o->no_demangle && strncmp(f->sym, "_Z", 2) == 0 &&
+	    !kp_module_is_kernel(f->module))
+		d = cplus_demangle(f->sym, DMGL_NO_OPTS);
+	n = strlen(d ? d : f->sym);
+	s = kp_conv_tmp(&c->cv, n);
+	memcpy(s, d ? d : f->sym, n + 1);
+	free(d);
+	if (!c->po->raw_names)
+		n = kp_conv_tidy_generic(s, n);
+	g.sym = n ? kp_intern(s, n) : NULL;
+	kp_slots_reserve(&c->tidy, 1024);
+	t = kp_pool_alloc(&c->pool, sizeof(*t));
+	t->from = f;
+	t->to = g.sym == f->sym ? f : kp_conv_intern(&g);
+	sl = kp_slots_free_slot(&c->tidy, h);
+	sl->hash = h;
+	sl->p = t;
+	c->tidy.n++;
+	return t->to;
+}
+
+/*
+ * The kernel's symbols, loaded at the first kernel address: --kallsyms,
+ * else the copy perf saved in its build-id cache when it recorded
+ * (~/.debug/[kernel.kallsyms]/BUILDID/kallsyms, what perf report reads),
+ * else /proc/kallsyms; the resolver checks it against the _text of the
+ * capture's kernel MMAP record.
+ */
+static void
+load_kernel(struct pdc *c)
+{
+	const struct kp_pd_info *info = kp_pd_info(c->pd);
+	const char *home = getenv("HOME");
+
+	c->kernel_tried = true;
+	c->ksrc.kallsyms = c->o->kallsyms;
+	c->ksrc.build_id = info->kernel_build_id;
+	if (!c->ksrc.kallsyms && info->kernel_build_id && home) {
+		size_t n = strlen(home) + strlen(info->kernel_build_id) + 64;
+
+		c->kallsyms = kp_xmalloc(n);
+		snprintf(c->kallsyms, n, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
+			 home, info->kernel_build_id);
+		if (access(c->kallsyms, R_OK) == 0)
+			c->ksrc.kallsyms = c->kallsyms;
+	}
+	if (kp_resolver_kernel(c->res, &c->ksrc) < 0)
+		kp_warn("%s: %s; kernel frames stay addresses (--kallsyms "
+			"names a saved copy)", kp_input_name(c->in),
+			kp_resolver_error(c->res));
+}
+
+enum { SP_KERNEL, SP_USER, SP_OTHER };
+
+/*
+ * The frames of one address, named and tidied: a direct-mapped cache in
+ * front of the resolver's own, keyed by what names the address (the
+ * file, where it is mapped, the address; the kernel: the address), so
+ * that an address seen before costs one probe.
+ */
+#define NAMED 65536 /* a power of two */
+struct named {
+	const char *file; /* NULL: kernel or no mapping (see sp) */
+	uint64_t base, ip;
+	int sp;
+	uint32_t n;
+	const struct kp_frame **fr;
+};
+
+/* Push the frames of one address of space sp. */
+static void
+push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
+{
+	const struct kp_frame *const *fr;
+	const struct kp_map *m = NULL;
+	const char *file = NULL;
+	struct named *e;
+	uint64_t base = 0, h;
+	size_t n, i;
+
+	if (c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) {
+		c->user_dropped |= sp == SP_USER;
+		return;
+	}
+	if (c->po->space == KP_SPACE_USER && sp == SP_KERNEL)
+		return;
+	if (sp == SP_USER && (m = kp_procs_map(c->procs, r->pid, ip)) != NULL) {
+		file = m->path;
+		base = m->start - m->pgoff;
+	}
+	h = (ip ^ (uintptr_t)file ^ base * 31 ^ (uint64_t)sp << 60) *
+	    0x9e3779b97f4a7c15ull;
+	e = &c->named[h >> 48 & (NAMED - 1)];
+	if (!e->fr || e->ip != ip || e->file != file || e->base != base ||
+	    e->sp != sp) {
+		if (sp == SP_KERNEL) {
+			if (!c->kernel_tried)
+				load_kernel(c);
+			n = kp_resolve_kernel(c->res, ip, 0, &fr);
+		} else if (m) {
+			n = kp_resolve_user(c->res, m, ip, 0, &fr);
+		} else {
+			static const struct kp_frame *one;
+
+			one = kp_frame_make(ip, KP_F_ADDR, NULL, NULL);
+			fr = &one;
+			n = 1;
+		}
+		if (!e->fr || e->n < n)
+			e->fr = kp_pool_alloc(&c->pool, n * sizeof(*e->fr));
+		for (i = 0; i < n; i++)
+			e->fr[i] = tidy(c, fr[i]);
+		e->n = (uint32_t)n;
+		e->ip = ip;
+		e->file = file;
+		e->base = base;
+		e->sp = sp;
+	}
+	for (i = 0; i < e->n; i++)
+		kp_conv_push(&c->cv, e->fr[i]);
+}
+
+/* The process frame of --comm, --pid, --tid: "comm-PID/TID". */
+static void
+push_proc(struct pdc *c, const struct kp_pd_rec *r)
+{
+	struct kp_proc *p = kp_procs_find(c->procs, r->pid);
+	/* perf's name of the idle task, which no COMM record names */
+	const char *comm = p && p->comm ? p->comm
+			   : r->pid == 0 ? "swapper" : "[unknown]";
+	char buf[64];
+	size_t n, k, i;
+	char *t;
+
+	n = c->po->proc == KP_PROC_TID   ? (size_t)snprintf(buf, sizeof(buf),
+					     "-%u/%u", r->pid, r->tid)
+	    : c->po->proc == KP_PROC_PID ? (size_t)snprintf(buf, sizeof(buf),
+							    "-%u", r->pid)
+					 : 0;
+	k = strlen(comm);
+	t = kp_conv_tmp(&c->cv, k + n);
+	memcpy(t, comm, k);
+	for (i = 0; i < k; i++)
+		if (t[i] == ' ' || t[i] == '\t')
+			t[i] = '_';
+	memcpy(t + k, buf, n);
+	kp_conv_push(&c->cv, kp_conv_intern(&(struct kp_frame){
+				     .sym = kp_intern(t, k + n) }));
+}
+
+static void
+sample(struct pdc *c, const struct kp_pd_rec *r)
+{
+	uint64_t i, ip, weight;
+	int sp, first;
+	bool any = false;
+
+	if (r->ev < 0)
+		return;
+	if ((size_t)r->ev >= c->naggs) {
+		c->aggs = kp_xrealloc(c->aggs, ((size_t)r->ev + 1) *
+						       sizeof(*c->aggs));
+		while (c->naggs <= (size_t)r->ev)
+			c->aggs[c->naggs++] = kp_agg_new();
+	}
+	if (r->stack_size && !c->dwarf_said) {
+		c->dwarf_said = true;
+		kp_warn("%s: a --call-graph dwarf capture: its user stacks are "
+			"not unwound here, so user frames past the sampled IP "
+			"are missing (perf script unwinds them)",
+			kp_input_name(c->in));
+	}
+	first = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				PERF_RECORD_MISC_KERNEL
+			? SP_KERNEL
+		: (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				PERF_RECORD_MISC_USER
+			? SP_USER
+			: SP_OTHER;
+	sp = first;
+	c->cv.n = 0;
+	c->user_dropped = false;
+	for (i = 0; i < r->nchain; i++) {
+		ip = r->chain[i];
+		if (ip < PERF_CONTEXT_MAX) {
+			push_addr(c, r, sp, ip);
+			any = true;
+			continue;
+		}
+		if (ip == PERF_CONTEXT_KERNEL)
+			sp = SP_KERNEL;
+		else if (ip == PERF_CONTEXT_USER)
+			sp = SP_USER;
+		else if (ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_GUEST ||
+			 ip == PERF_CONTEXT_GUEST_KERNEL ||
+			 ip == PERF_CONTEXT_GUEST_USER)
+			sp = SP_OTHER;
+		else {
+			/* a chain perf cannot parse: counted by its IP */
+			c->cv.n = 0;
+			any = false;
+			break;
+		}
+	}
+	if (!any)
+		push_addr(c, r, first, r->ip);
+	if (c->cv.n == 0 && c->user_dropped) /* user time, as kp-sample names it */
+		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
+	if (c->po->proc != KP_PROC_NONE)
+		push_proc(c, r);
+	if (c->cv.n == 0) /* all its frames filtered out, as perf2kp says */
+		kp_conv_push(&c->cv, kp_frame_make(0, 0, "[no stack]", NULL));
+	weight = c->po->period ? (r->has_period ? r->period : 1) : 1;
+	if (weight == 0) {
+		c->cv.n = 0;
+		return;
+	}
+	c->cv.agg = c->aggs[r->ev];
+	kp_conv_flush(&c->cv, weight);
+}
+
+/* ---- the records ---- */
+
+static void
+progress(struct pdc *c, bool end)
+{
+	struct timespec now;
+	uint64_t done, total;
+
+	if (!c->tty || (!end && ++c->nrec % 16384))
+		return;
+	if (end) {
+		if (c->progress_shown)
+			fprintf(stderr, "\r\033[K");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - c->last.tv_sec < 1 && c->progress_shown)
+		return;
+	if (!c->progress_shown)
+		c->last = now;
+	if (now.tv_sec == c->last.tv_sec && !c->progress_shown &&
+	    c->nrec < 65536)
+		return;
+	c->last = now;
+	c->progress_shown = true;
+	kp_pd_progress(c->pd, &done, &total);
+	if (total)
+		fprintf(stderr, "\r%s: %s: %llu%% (%lu records)", kp_progname,
+			kp_input_name(c->in),
+			(unsigned long long)(done * 100 / total), c->nrec);
+	else
+		fprintf(stderr, "\r%s: %s: %llu MB (%lu records)", kp_progname,
+			kp_input_name(c->in),
+			(unsigned long long)(done >> 20), c->nrec);
+}
+
+static void
+record(struct pdc *c, const struct kp_pd_rec *r)
+{
+	const char *bid, *t;
+
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		sample(c, r);
+		break;
+	case PERF_RECORD_COMM:
+		kp_procs_comm(c->procs, r->pid, r->tid, r->comm, r->comm_len,
+			      r->misc & PERF_RECORD_MISC_COMM_EXEC);
+		break;
+	case PERF_RECORD_FORK:
+		kp_procs_fork(c->procs, r->pid, r->ppid, r->tid, r->ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		kp_procs_exit(c->procs, r->pid, r->tid);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (r->pid == (uint32_t)-1) {
+			/* the kernel: "[kernel.kallsyms]_text", pgoff _text */
+			if (strncmp(r->path, "[kernel.kallsyms]", 17) == 0 &&
+			    !c->ksrc.have_text) {
+				c->ksrc.have_text = true;
+				c->ksrc.text = r->pgoff;
+			}
+			break;
+		}
+		if (r->type == PERF_RECORD_MMAP2 ? !(r->prot & 4 /* PROT_EXEC */)
+		    : (r->misc & PERF_RECORD_MISC_MMAP_DATA))
+			break;
+		/* a name that would not stay one kp line (not a file
+		 * perf could name either) maps nothing */
+		for (t = r->path; *t; t++)
+			if ((unsigned char)*t < 0x20)
+				return;
+		bid = r->build_id[0] ? r->build_id
+				     : kp_pd_build_id(c->pd, r->path);
+		kp_procs_mmap(c->procs, r->pid, r->start, r->len, r->pgoff,
+			      kp_intern_str(r->path), bid ? kp_intern_str(bid)
+							  : NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the end: the event kept, metadata ---- */
+
+static bool
+event_is(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	/* "cpu-clock" names "cpu-clock:pppH" too */
+	return strcmp(name, want) == 0 ||
+	       (strncmp(name, want, n) == 0 && name[n] == ':' &&
+		!strchr(want, ':'));
+}
+
+static void
+finish(struct pdc *c, struct kp_agg *agg)
+{
+	const struct kp_pd_info *info = kp_pd_info(c->pd);
+	struct kp_pd_event *e, *keep = NULL;
+	char *list = NULL;
+	size_t i, k, len = 0, nlisted = 0;
+	int ik = -1;
+
+	for (i = 0; i < kp_pd_nevents(c->pd); i++) {
+		e = kp_pd_event(c->pd, i);
+		if (e->dummy && e->nsamples == 0)
+			continue;
+		if (c->po->event ? event_is(e->name, c->po->event)
+				 : !keep || e->nsamples > keep->nsamples) {
+			if (!c->po->event || !keep) {
+				keep = e;
+				ik = (int)i;
+			}
+		}
+	}
+	for (i = 0; i < kp_pd_nevents(c->pd); i++) {
+		char buf[64];
+
+		e = kp_pd_event(c->pd, i);
+		if (e->dummy && e->nsamples == 0)
+			continue;
+		/* "cpu-clock 9406 samples, page-faults 1733" */
+		snprintf(buf, sizeof(buf), " %llu%s",
+			 (unsigned long long)e->nsamples,
+			 nlisted ? "" : e->nsamples == 1 ? " sample" : " samples");
+		list = kp_xrealloc(list, len + strlen(e->name) + strlen(buf) + 3);
+		len += (size_t)sprintf(list + len, "%s%s%s", len ? ", " : "",
+				       e->name, buf);
+		nlisted++;
+	}
+	if (c->po->event && !keep)
+		kp_warn("%s: no event %s in it (%s)", kp_input_name(c->in),
+			c->po->event, list ? list : "no events");
+	else if (nlisted > 1 && keep)
+		kp_warn("%s: %s: kept %s%s", kp_input_name(c->in), list,
+			keep->name, c->po->event ? "" : "; --event to choose");
+	free(list);
+	if (keep && (size_t)ik < c->naggs) {
+		struct kp_agg *a = c->aggs[ik];
+
+		for (k = 0; k < kp_agg_len(a); k++) {
+			const struct kp_stack *st = kp_agg_get(a, k);
+
+			kp_agg_add_or_skip(agg, c->in, st->frames, st->n,
+					   st->count);
+		}
+	}
+	if (keep) {
+		free(c->po->event_used);
+		c->po->event_used = kp_xstrdup(keep->name);
+		c->po->samples += keep->nsamples;
+		kp_meta_set("samples", "%llu",
+			    (unsigned long long)keep->nsamples);
+		if (keep->attr.freq)
+			kp_meta_set("frequency", "%llu",
+				    (unsigned long long)keep->attr.sample_freq);
+		else
+			kp_meta_set("period", "%llu",
+				    (unsigned long long)keep->attr.sample_period);
+	}
+	kp_meta_set("source", "perf.data");
+	if (info->hostname && *info->hostname)
+		kp_meta_set("hostname", "%s", info->hostname);
+	if (info->osrelease && *info->osrelease)
+		kp_meta_set("kernel", "%s", info->osrelease);
+	if (info->kernel_build_id && *info->kernel_build_id)
+		kp_meta_set("build-id", "%s", info->kernel_build_id);
+	if (info->nrcpus_online)
+		kp_meta_set("cpus", "%u", info->nrcpus_online);
+	if (info->cmdline && *info->cmdline)
+		kp_meta_set("command", "%s", info->cmdline);
+	kp_meta_set("lost", "%llu",
+		    (unsigned long long)(info->lost + info->lost_samples));
+	kp_meta_set("throttled", "%llu", (unsigned long long)info->throttled);
+	if (kp_pd_unknown(c->pd))
+		kp_warn("%s: %llu samples of no event the header names "
+			"(skipped, as perf skips them)", kp_input_name(c->in),
+			(unsigned long long)kp_pd_unknown(c->pd));
+}
+
+int
+kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+		    const char **why)
+{
+	struct pdc c;
+	struct kp_pd_rec r;
+	size_t i;
+	int st;
+
+	memset(&c, 0, sizeof(c));
+	c.o = arg;
+	c.po = c.o->perf;
+	c.in = in;
+	if (!(c.pd = kp_pd_open(in, why)))
+		return -1;
+	c.res = kp_resolver_new(0);
+	c.procs = kp_procs_new();
+	c.named = kp_xcalloc(NAMED, sizeof(*c.named));
+	c.tty = isatty(2) && !kp_quiet;
+	kp_conv_init(&c.cv, agg, in);
+	while ((st = kp_pd_next(c.pd, &r)) > 0) {
+		record(&c, &r);
+		progress(&c, false);
+	}
+	progress(&c, true);
+	if (st < 0) {
+		if (!c.o->keep_going)
+			kp_die("%s: %s", kp_input_name(in), kp_pd_error(c.pd));
+		kp_warn("%s: %s", kp_input_name(in), kp_pd_error(c.pd));
+		kp_skipped++;
+	}
+	finish(&c, agg);
+	for (i = 0; i < c.naggs; i++)
+		kp_agg_free(c.aggs[i]);
+	free(c.aggs);
+	kp_conv_free(&c.cv);
+	kp_slots_free(&c.tidy);
+	free(c.named);
+	kp_pool_free(&c.pool);
+	kp_procs_free(c.procs);
+	kp_resolver_free(c.res);
+	free(c.kallsyms);
+	kp_pd_close(c.pd);
+	return 0;
+}

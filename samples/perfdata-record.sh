@@ -1,0 +1,23 @@
+#!/bin/sh
+# record the perf.data captures of samples/ (perfdata-*), with perf's own
+# reports beside them; run as root from samples/ (perf 6.1, software events)
+set -eu
+W=./perf-report-kernel.work.sh
+P='my $s = 0; for my $i (1 .. 3000000) { $s += sqrt($i) * sin($i) } my @a = sort { $a <=> $b } map { ($_ * 7919) % 100003 } 1 .. 300000; print $s + $a[0], "\n"'
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+rec() { name=$1; shift; perf record -q -o "perfdata-$name.data" "$@" > /dev/null; }
+rec a-g -a -g -F 999 -- $W
+rec user -g -F 1999 -- perl -e "$P"
+rec two-events -a -g -F 999 -e cpu-clock -e page-faults -- $W
+rec fixed-period -a -g -c 500000 -e cpu-clock -- $W
+rec dwarf --call-graph dwarf,4096 -F 499 -- perl -e "$P"
+perf record -q -o - -a -g -F 999 -- $W > perfdata-pipe.data
+rec z -z -g -F 999 -- $W
+dd if=/dev/zero of=/dev/null bs=64 count=100000000 2>/dev/null & pid=$!
+rec p -g -F 999 -p $pid -- sleep 2
+kill $pid
+rec tracepoint -a -g -e sched:sched_switch -- $W
+for f in perfdata-*.data; do
+	perf report -i "$f" --stdio --children --sort symbol -g none 2>/dev/null | xz -9 > "${f%.data}.children.xz"
+	perf script -i "$f" 2>/dev/null | xz -9 > "${f%.data}.script.xz"
+done
