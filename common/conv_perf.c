@@ -47,6 +47,7 @@ struct perf {
 	struct kp_slots lines; /* the line cache: struct pline */
 	/* the current sample */
 	bool in_sample, skip_sample, orphan, java;
+	bool user_dropped; /* --kernel-only dropped user frames of it */
 	bool headers; /* a sample header was seen (else -F ip,sym) */
 	uint64_t weight;
 	const struct kp_frame *proc;
@@ -312,8 +313,11 @@ push_frames(struct perf *pf, const struct pline *pl)
 
 	if (pl->skip)
 		return;
-	if ((pf->o->space == KP_SPACE_KERNEL && !pl->kernel) ||
-	    (pf->o->space == KP_SPACE_USER && pl->kernel))
+	if (pf->o->space == KP_SPACE_KERNEL && !pl->kernel) {
+		pf->user_dropped = true;
+		return;
+	}
+	if (pf->o->space == KP_SPACE_USER && pl->kernel)
 		return;
 	for (i = 0; i < pl->n; i++)
 		kp_conv_push(&pf->cv, pl->fr[i]);
@@ -709,6 +713,11 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 		if (memo) {
 			kp_agg_add_again(pf->cv.agg, pf->in, memo, pf->weight);
 		} else {
+			/* user time, named as kp-sample names it */
+			if (pf->cv.n == 0 && pf->user_dropped)
+				kp_conv_push(&pf->cv, kp_frame_make(0, 0,
+								    KP_USER_FRAME,
+								    NULL));
 			if (pf->proc)
 				kp_conv_push(&pf->cv, pf->proc);
 			if (pf->cv.n == 0)
@@ -722,7 +731,7 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 		pf->o->samples++;
 	}
 	pf->cv.n = 0;
-	pf->in_sample = pf->skip_sample = false;
+	pf->in_sample = pf->skip_sample = pf->user_dropped = false;
 	return st;
 }
 
@@ -905,7 +914,7 @@ struct block {
 	uint32_t len;	    /* of the text, through the empty line */
 	uint32_t lines;	    /* lines in it, the empty one included */
 	uint32_t n;	    /* frames */
-	bool java;
+	bool java, user_dropped;
 	/* the aggregation's entries for these frames under process frames
 	 * memo_proc[], once known: two, for two processes that take turns */
 	struct kp_stack *memo[2];
@@ -1001,6 +1010,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 	b->lines = (uint32_t)lines;
 	b->n = (uint32_t)pf->cv.n;
 	b->java = pf->java;
+	b->user_dropped = pf->user_dropped;
 	b->memo[0] = b->memo[1] = NULL;
 	b->memo_proc[0] = b->memo_proc[1] = NULL;
 	b->memo_next = 0;
@@ -1055,6 +1065,7 @@ block(struct perf *pf)
 		} else {
 			for (i = 0; i < b->n; i++)
 				kp_conv_push(&pf->cv, b->fr[i]);
+			pf->user_dropped = b->user_dropped;
 			k = b->memo_next;
 			b->memo_proc[k] = pf->proc;
 			b->memo[k] = end_sample(pf, NULL);

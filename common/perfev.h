@@ -27,6 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <linux/perf_event.h>
@@ -70,6 +73,14 @@ int *kp_perfev_cpus_online(size_t *n);
 int *kp_perfev_cpus_parse(const char *list, size_t *n);
 /* Format cpus[0..n) as a list "0-3,6" into buf (NUL-terminated). */
 void kp_perfev_cpus_format(const int *cpus, size_t n, char *buf, size_t size);
+
+/*
+ * -C LIST as a user gives it: the CPUs of the list, each of them online,
+ * else a usage error (exit 64) naming the CPUs that are.
+ */
+int *kp_perfev_cpus_arg(const char *list, size_t *n);
+/* "PID[,PID...]": a malloc'ed array, or NULL if the list is not one. */
+pid_t *kp_perfev_pids_parse(const char *list, size_t *n);
 
 /* A mapped ring buffer. */
 struct kp_perfev_ring {
@@ -116,5 +127,126 @@ size_t kp_perfev_ring_scan(struct kp_perfev_ring *r, kp_perfev_fn fn,
 /* True if the ring holds unread data. */
 bool kp_perfev_ring_pending(const struct kp_perfev_ring *r);
 void kp_perfev_ring_unmap(struct kp_perfev_ring *r);
+
+/* ---- an event on many CPUs or tasks, and its rings ---- */
+
+/*
+ * One event opened on each CPU of a list (system-wide), or on each
+ * thread of a process and each CPU (the events of one CPU share that
+ * CPU's ring through PERF_EVENT_IOC_SET_OUTPUT, as perf record does).
+ * Fill attr, name and pages, then open.  Unlike the functions above,
+ * the opening functions end the program (exit 2) with an explanation of
+ * what to do when the kernel refuses: perf_event_paranoid, ulimit -n,
+ * perf_event_max_sample_rate, perf_event_mlock_kb, no PMU.
+ */
+struct kp_perfev_set {
+	struct perf_event_attr attr; /* the event, as opened */
+	const char *name;            /* its name, for messages */
+	size_t pages;                /* data pages per ring, a power of two */
+	/* no hardware PMU: open cpu-clock instead (said with kp_warn) */
+	bool may_fall_back, fell_back;
+	int *fds;
+	size_t nfds;
+	struct kp_perfev_ring *rings;
+	struct pollfd *pfds;
+	size_t nrings;
+};
+
+/* The event on each of cpus[0..n), every task. */
+void kp_perfev_set_open_cpus(struct kp_perfev_set *s, const int *cpus,
+			     size_t n);
+/*
+ * The event on tids[0..ntids) (threads of one process, the first its
+ * main thread) on each of cpus[0..ncpus); a thread that ended since it
+ * was listed is skipped.
+ */
+void kp_perfev_set_open_tasks(struct kp_perfev_set *s, const pid_t *tids,
+			      size_t ntids, const int *cpus, size_t ncpus);
+/* The threads of a process (/proc/PID/task), malloc'ed; NULL if gone. */
+pid_t *kp_perfev_threads(pid_t pid, size_t *n);
+void kp_perfev_set_enable(struct kp_perfev_set *s, bool on);
+/*
+ * Wait until a ring has data to read (its watermark), a signal of those
+ * not in sigmask comes, or seconds pass; a ring whose task ended stops
+ * being polled.  Returns 0, or -1 with errno set (EINTR is not an
+ * error: 0).
+ */
+int kp_perfev_set_poll(struct kp_perfev_set *s, double seconds,
+		       const sigset_t *sigmask);
+/*
+ * Read every ring: if sideband is given, first the side-band records of
+ * all rings (kp_perfev_ring_scan: a process that moved to another CPU
+ * after its exec has its new name there), then every record with fn.
+ */
+void kp_perfev_set_read(struct kp_perfev_set *s, kp_perfev_fn sideband,
+			kp_perfev_fn fn, void *arg);
+/*
+ * Sample until duration seconds pass (0: no limit), *stop is set (a
+ * signal handler's flag) or done(arg) is true, reading the rings with
+ * read(arg) at each wake-up and at the end (after disabling the
+ * events).  Signals are taken only while waiting (ppoll with an empty
+ * mask): the caller keeps them blocked.  On a terminal, a status line
+ * on stderr, 4 times a second, of *samples and *lost, erased at the
+ * end.  Returns the seconds sampled.
+ */
+struct kp_perfev_run {
+	double duration;
+	volatile sig_atomic_t *stop;
+	bool (*done)(void *arg);
+	void (*read)(void *arg);
+	void *arg;
+	const uint64_t *samples, *lost;
+};
+double kp_perfev_set_run(struct kp_perfev_set *s,
+			 const struct kp_perfev_run *run);
+/* Corrupt records met in all rings. */
+uint64_t kp_perfev_set_bad(const struct kp_perfev_set *s);
+void kp_perfev_set_close(struct kp_perfev_set *s);
+/* Raise the soft limit on open files to the hard one, as perf does. */
+void kp_perfev_raise_nofile(void);
+
+/* ---- records ---- */
+
+/*
+ * A PERF_RECORD_SAMPLE of sample_type PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+ * PERF_SAMPLE_CALLCHAIN:
+ *
+ *	struct perf_event_header header;
+ *	u64 ip;
+ *	u32 pid, tid;
+ *	u64 nr;
+ *	u64 ips[nr];	PERF_CONTEXT_KERNEL, kernel frames leaf first,
+ *			then PERF_CONTEXT_USER and user frames
+ */
+struct kp_perfev_sample {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t nr;
+	const unsigned char *ips; /* nr u64s, any alignment */
+	unsigned mode; /* PERF_RECORD_MISC_KERNEL, _USER, ... */
+};
+/* Decode a sample; -1 if the record is too short for what it says. */
+int kp_perfev_sample_parse(const struct perf_event_header *h,
+			   struct kp_perfev_sample *s);
+static inline uint64_t
+kp_perfev_sample_ip(const struct kp_perfev_sample *s, uint64_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, s->ips + 8 * i, 8);
+	return v;
+}
+
+/*
+ * COMM, FORK, EXIT, MMAP and MMAP2 records (sample_id_all off) fed to
+ * the process model; other records are left alone.  Returns true if
+ * the record was one of these.
+ */
+struct kp_procs;
+bool kp_perfev_feed_procs(struct kp_procs *ps,
+			  const struct perf_event_header *h);
+/* Samples lost (LOST, LOST_SAMPLES) and THROTTLE records counted. */
+void kp_perfev_count_loss(const struct perf_event_header *h, uint64_t *lost,
+			  uint64_t *throttled);
 
 #endif /* KP_PERFEV_H */

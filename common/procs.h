@@ -47,7 +47,6 @@ struct kp_proc {
 	size_t nmaps, mcap;
 	bool maps_known; /* an exec seen, a parent's copied or /proc read */
 	bool exited;
-	void *user; /* for the caller (kp-sample: its --comm frame) */
 };
 
 struct kp_procs *kp_procs_new(void);

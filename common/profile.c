@@ -210,7 +210,10 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 
 	switch (p->by) {
 	case KP_BY_MODULE:
-		name = mod ? mod : p->unknown;
+		/* user time (no module) is "[user]", as its frame says */
+		name = mod ? mod :
+		       sym && strcmp(sym, KP_USER_FRAME) == 0 ? sym :
+							      p->unknown;
 		return key_for(p, name, mod);
 	case KP_BY_ADDRESS:
 		if (f->flags & KP_F_ADDR) {

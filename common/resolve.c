@@ -944,6 +944,13 @@ kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 	return c->n;
 }
 
+bool
+kp_resolve_is_entry(const struct kp_frame *f)
+{
+	return f->sym && strncmp(f->sym, "asm_", 4) == 0 && f->module &&
+	       kp_module_is_vmlinux(f->module);
+}
+
 void
 kp_resolver_stats(const struct kp_resolver *r, uint64_t *distinct,
 		  uint64_t *unresolved)

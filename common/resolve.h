@@ -36,8 +36,10 @@
  * and source line are those of pc - 1, the call, as eu-stack does, so
  * that a call at the very end of a function names that function and
  * not the next symbol (x86_64_start_reservations, not __pfx_clear_bss
- * after it).  Every program does this for every non-leaf frame.  The
- * offset written stays relative to pc.
+ * after it).  Every program does this for every non-leaf frame but the
+ * first of each context (the user pc the kernel was entered from) and
+ * the frame an interrupt stopped (kp_resolve_is_entry).  The offset
+ * written stays relative to pc.
  *
  * [PATH+0xOFF].  A user frame with no symbol is written with the FILE
  * OFFSET of its address in PATH (addr - map start + map pgoff), as perf
@@ -189,6 +191,15 @@ size_t kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
  */
 bool kp_resolve_frame_wanted(const struct kp_resolver *r,
 			     const struct kp_frame *f);
+
+/*
+ * True when f (named) is a kernel entry stub of an interrupt or an
+ * exception (x86-64: asm_sysvec_*, asm_exc_*, asm_common_interrupt):
+ * the frame after it in a callchain is the instruction the interrupt
+ * stopped, an exact pc, not a return address, and is looked up without
+ * KP_SYMTAB_RETADDR (as the first frame of a chain is).
+ */
+bool kp_resolve_is_entry(const struct kp_frame *f);
 
 /* Distinct addresses looked up, and how many of them no symbol named. */
 void kp_resolver_stats(const struct kp_resolver *r, uint64_t *distinct,

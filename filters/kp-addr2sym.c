@@ -179,7 +179,7 @@ main(int argc, char **argv)
 	struct kp_reader *rd;
 	struct kp_agg *agg;
 	uint64_t distinct, unresolved;
-	unsigned flags = 0;
+	unsigned flags = 0, fl;
 	int ch, k;
 
 	kp_init(argv);
@@ -254,20 +254,21 @@ main(int argc, char **argv)
 				bool user = f->module ? f->module[0] == '/' :
 							have_user_elf;
 
+				/*
+				 * Any frame but the first holds a return
+				 * address, but the first user frame under
+				 * kernel frames and the frame an interrupt
+				 * stopped: exact pcs.
+				 */
+				fl = real > 0 && !(prev_kernel && user) &&
+						     !kp_resolve_is_entry(
+							     out[on - 1]) ?
+					     KP_SYMTAB_RETADDR :
+					     0;
 				n = 1;
 				fr = &st->frames[i];
-				/* any frame but the first holds a return
-				 * address; the first user frame under kernel
-				 * frames is the interrupted pc */
 				if (kp_resolve_frame_wanted(res, f))
-					n = kp_resolve_frame(
-						res, f,
-						real > 0 &&
-								!(prev_kernel &&
-								  user) ?
-							KP_SYMTAB_RETADDR :
-							0,
-						&fr);
+					n = kp_resolve_frame(res, f, fl, &fr);
 				if (!(f->flags & KP_F_INLINE)) {
 					real++;
 					prev_kernel = kernel;
