@@ -243,6 +243,15 @@ walk(struct kp_perfev_ring *r, kp_perfev_fn fn, void *arg, bool release)
 	size_t n = 0;
 
 	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	/* a drain after a scan stops where the scan stopped: records
+	 * written since go to the next scan, not past it unseen */
+	if (release && r->scanned) {
+		head = r->scanned_head;
+		r->scanned = false;
+	} else if (!release) {
+		r->scanned_head = head;
+		r->scanned = true;
+	}
 	tail = r->meta->data_tail;
 	while (tail < head) {
 		off = tail & mask;
@@ -358,7 +367,8 @@ open_failed(const struct kp_perfev_set *s, int err, int cpu, pid_t pid)
 		kp_die("event '%s' is not supported here (%s%s); try "
 		       "-e cpu-clock",
 		       s->name, strerror(err),
-		       t == PERF_TYPE_HARDWARE || t == PERF_TYPE_RAW
+		       t == PERF_TYPE_HARDWARE || t == PERF_TYPE_RAW ||
+			       t == PERF_TYPE_HW_CACHE
 			       ? ": no hardware PMU?"
 			       : "");
 	case EINVAL:
@@ -520,15 +530,73 @@ kp_perfev_set_poll(struct kp_perfev_set *s, double seconds,
 	return 0;
 }
 
+/* Side-band records of all rings, copied, to be taken in time order. */
+struct side {
+	uint64_t time, seq;
+	struct perf_event_header *h;
+};
+struct sides {
+	struct side *v;
+	size_t n, cap;
+	uint64_t sample_type;
+};
+
+static void
+side_keep(const struct perf_event_header *h, void *arg)
+{
+	struct sides *ss = arg;
+	struct kp_perfev_sample id;
+
+	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
+	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP &&
+	    h->type != PERF_RECORD_MMAP2)
+		return;
+	if (ss->n == ss->cap) {
+		ss->cap = ss->cap ? 2 * ss->cap : 256;
+		ss->v = kp_xrealloc(ss->v, ss->cap * sizeof(*ss->v));
+	}
+	kp_perfev_sample_id(h, ss->sample_type, &id);
+	ss->v[ss->n].time = id.time;
+	ss->v[ss->n].seq = ss->n;
+	ss->v[ss->n].h = kp_xmalloc(h->size);
+	memcpy(ss->v[ss->n].h, h, h->size);
+	ss->n++;
+}
+
+static int
+side_cmp(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 void
 kp_perfev_set_read(struct kp_perfev_set *s, kp_perfev_fn sideband,
 		   kp_perfev_fn fn, void *arg)
 {
+	struct sides ss = { NULL, 0, 0, s->attr.sample_type };
 	size_t i;
 
-	if (sideband)
+	if (sideband && s->attr.sample_id_all &&
+	    (s->attr.sample_type & PERF_SAMPLE_TIME)) {
+		/* in time order: an exec read on one CPU's ring after the
+		 * mmaps that followed it on another's would empty them */
+		for (i = 0; i < s->nrings; i++)
+			kp_perfev_ring_scan(&s->rings[i], side_keep, &ss);
+		if (ss.n)
+			qsort(ss.v, ss.n, sizeof(*ss.v), side_cmp);
+		for (i = 0; i < ss.n; i++) {
+			sideband(ss.v[i].h, arg);
+			free(ss.v[i].h);
+		}
+		free(ss.v);
+	} else if (sideband) {
 		for (i = 0; i < s->nrings; i++)
 			kp_perfev_ring_scan(&s->rings[i], sideband, arg);
+	}
 	for (i = 0; i < s->nrings; i++)
 		kp_perfev_ring_drain(&s->rings[i], fn, arg);
 }
@@ -575,23 +643,116 @@ kp_perfev_raise_nofile(void)
 
 /* ---- records ---- */
 
+/* A cursor over a record's bytes: each read checks what is left. */
+struct cur {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t
+cur_u64(struct cur *c)
+{
+	uint64_t v = 0;
+
+	if (c->end - c->p < 8)
+		c->bad = true;
+	else
+		memcpy(&v, c->p, 8);
+	c->p += c->bad ? 0 : 8;
+	return v;
+}
+
+int
+kp_perfev_sample_parse_as(const struct perf_event_header *h,
+			  uint64_t type, struct kp_perfev_sample *s)
+{
+	struct cur c = { (const unsigned char *)(h + 1),
+			 (const unsigned char *)h + h->size, false };
+	uint64_t v;
+	uint32_t size;
+
+	memset(s, 0, sizeof(*s));
+	s->mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (h->size < sizeof(*h) || (type & ~(uint64_t)KP_PERFEV_SAMPLE_KNOWN))
+		return -1;
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		s->id = cur_u64(&c);
+	if (type & PERF_SAMPLE_IP)
+		s->ip = cur_u64(&c);
+	if (type & PERF_SAMPLE_TID) {
+		v = cur_u64(&c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		s->time = cur_u64(&c);
+	if (type & PERF_SAMPLE_ADDR)
+		s->addr = cur_u64(&c);
+	if (type & PERF_SAMPLE_CPU)
+		s->cpu = (uint32_t)cur_u64(&c);
+	if (type & PERF_SAMPLE_PERIOD)
+		s->period = cur_u64(&c);
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		s->nr = cur_u64(&c);
+		s->ips = c.p;
+		if (c.bad || s->nr > (uint64_t)(c.end - c.p) / 8)
+			return -1;
+		c.p += 8 * s->nr;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		/* u32 size, the data, padding to 8 bytes with the size */
+		if (c.end - c.p < 4)
+			return -1;
+		memcpy(&size, c.p, 4);
+		if (size > (uint64_t)(c.end - c.p) - 4)
+			return -1;
+		s->raw = c.p + 4;
+		s->raw_size = size;
+		c.p += (4 + (uint64_t)size + 7) & ~7ull;
+		if (c.p > c.end)
+			return -1;
+	}
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		s->phys_addr = cur_u64(&c);
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		s->data_page_size = cur_u64(&c);
+	return c.bad ? -1 : 0;
+}
+
 int
 kp_perfev_sample_parse(const struct perf_event_header *h,
 		       struct kp_perfev_sample *s)
 {
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
+	return kp_perfev_sample_parse_as(h, KP_PERFEV_SAMPLE_BASIC, s);
+}
 
-	if (h->size < sizeof(*h) || end - p < 24)
+int
+kp_perfev_sample_id(const struct perf_event_header *h, uint64_t type,
+		    struct kp_perfev_sample *s)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME,     PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	struct cur c;
+	size_t i, n = 0;
+	uint64_t v;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		n += (type & bits[i]) ? 8 : 0;
+	if (h->size < sizeof(*h) + n)
 		return -1;
-	memcpy(&s->ip, p, 8);
-	memcpy(&s->pid, p + 8, 4);
-	memcpy(&s->tid, p + 12, 4);
-	memcpy(&s->nr, p + 16, 8);
-	s->ips = p + 24;
-	s->mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (s->nr > (uint64_t)(end - s->ips) / 8)
-		return -1;
+	c.end = (const unsigned char *)h + h->size;
+	c.p = c.end - n;
+	c.bad = false;
+	if (type & PERF_SAMPLE_TID) {
+		v = cur_u64(&c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		s->time = cur_u64(&c);
 	return 0;
 }
 
@@ -645,11 +806,12 @@ kp_perfev_feed_procs(struct kp_procs *ps, const struct perf_event_header *h)
 		if (strnlen(name, (size_t)(end - name)) == (size_t)(end - name))
 			return true; /* no NUL: not a record we understand */
 		if (h->type == PERF_RECORD_MMAP) {
-			if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+			if ((h->misc & PERF_RECORD_MISC_MMAP_DATA) &&
+			    !kp_procs_keeps_data(ps))
 				return true;
 		} else {
 			memcpy(&prot, p + 56, 4);
-			if (!(prot & PROT_EXEC))
+			if (!(prot & PROT_EXEC) && !kp_procs_keeps_data(ps))
 				return true;
 			idlen = (unsigned char)p[32];
 			if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
