@@ -37,6 +37,8 @@
 #include "perfev.h"
 #include "procs.h"
 #include "resolve.h"
+#include "samplemode.h"
+#include "events.h"
 
 #define DEFAULT_FREQ 997
 #define DEFAULT_PAGES 128
@@ -45,6 +47,7 @@
 /* ---- options ---- */
 
 static bool opt_all, opt_user, opt_comm, opt_pid;
+static unsigned opt_modes; /* --data, --off-cpu, --state */
 static const char *opt_cpus, *opt_pids, *opt_event, *opt_output,
 	*opt_archive;
 static uint64_t opt_freq = DEFAULT_FREQ, opt_period;
@@ -58,7 +61,8 @@ usage(FILE *fp, int status)
 		"usage: kp-sample [-h] [-a | -C cpus | -p pid[,pid...]] [-d seconds]\n"
 		"                 [-F hz | -c period] [-e event] [-m pages] [-o file]\n"
 		"                 [--user] [--comm | --pid] [--archive dir]\n"
-		"                 [command [arg ...]]\n"
+		"                 [--data | --off-cpu [--state]] [command [arg ...]]\n"
+		"       kp-sample --list\n"
 		"Sample kernel callchains with perf_event_open(2) and write the\n"
 		"aggregated profile as kp when sampling ends: when the command\n"
 		"exits, after -d seconds, or on SIGINT/SIGTERM.\n"
@@ -72,10 +76,12 @@ usage(FILE *fp, int status)
 		"                     on a second signal to kp-sample)\n"
 		"  -F, --freq HZ      samples per second per CPU (default %d)\n"
 		"  -c, --period N     one sample every N events instead\n"
-		"  -e, --event EV     cycles (default; cpu-clock where there is no\n"
-		"                     hardware PMU), cpu-clock, task-clock,\n"
-		"                     instructions, cache-misses, page-faults, ...\n"
-		"                     or rHEX for a raw PMU event\n"
+		"  -e, --event EV     any event perf accepts: cycles (default;\n"
+		"                     cpu-clock where there is no hardware PMU),\n"
+		"                     cpu-clock, page-faults, dTLB-load-misses, ...,\n"
+		"                     a tracepoint sched:sched_switch, a PMU's\n"
+		"                     cpu/event=0x3c,umask=0/, rHEX; :u :k ...\n"
+		"      --list         list the events this machine offers\n"
 		"  -m, --mmap-pages N ring buffer data pages per CPU, a power of\n"
 		"                     two (default %d)\n"
 		"  -o, --output FILE  write kp to FILE instead of standard output\n"
@@ -85,6 +91,13 @@ usage(FILE *fp, int status)
 		"      --pid          the same with its pid: name-pid\n"
 		"      --archive DIR  save what offline symbolization needs (kallsyms,\n"
 		"                     modules, their section addresses, build-id)\n"
+		"      --data         the data address's mapping ([heap], [anon],\n"
+		"                     [stack], a file), page size and NUMA node\n"
+		"                     as outer frames (page-faults, mem-loads, ...)\n"
+		"      --off-cpu      weigh each stack a task leaves the CPU with\n"
+		"                     by the nanoseconds until it runs again\n"
+		"      --state        with --off-cpu: the task state ([S], [D],\n"
+		"                     [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help         show this help\n"
 		"Needs root, or kernel.perf_event_paranoid low enough for the scope.\n"
 		"Exit: 0 ok, 2 fatal (nothing written as complete), 64 usage.\n",
@@ -103,7 +116,7 @@ static struct kp_command cmd;
 static struct kp_procs *procs; /* with --user, --comm, --pid */
 static struct kp_chains *chains;
 static struct kp_resolver *res;
-static uint64_t nsamples, nlost, nthrottled, nbad;
+static struct kp_samplemode *mode;
 static volatile sig_atomic_t got_stop, got_child;
 
 /* ---- records ---- */
@@ -116,24 +129,12 @@ on_sideband(const struct perf_event_header *h, void *arg)
 }
 
 static void
-on_record(const struct perf_event_header *h, void *arg)
-{
-	struct kp_perfev_sample s;
-
-	(void)arg;
-	if (h->type != PERF_RECORD_SAMPLE)
-		kp_perfev_count_loss(h, &nlost, &nthrottled);
-	else if (kp_perfev_sample_parse(h, &s) < 0)
-		nbad++;
-	else if (kp_chains_add(chains, &s, 1) == 0)
-		nsamples++;
-}
-
-static void
 read_rings(void *arg)
 {
 	(void)arg;
-	kp_perfev_set_read(&ev, procs ? on_sideband : NULL, on_record, NULL);
+	kp_perfev_set_read(&ev, procs ? on_sideband : NULL,
+			   kp_samplemode_record, mode);
+	kp_samplemode_round(mode);
 }
 
 /* ---- the end ---- */
@@ -147,14 +148,7 @@ set_metadata(double duration, char **argv)
 	uint64_t a;
 
 	kp_meta_set("tool", "kp-sample");
-	kp_meta_set("event", "%s%s", ev.name,
-		    ev.fell_back ? " (cycles not supported: no hardware PMU)"
-				 : "");
-	if (opt_period)
-		kp_meta_set("period", "%" PRIu64, opt_period);
-	else
-		kp_meta_set("frequency", "%" PRIu64, opt_freq);
-	kp_meta_set("weight", "samples");
+	kp_samplemode_meta(mode);
 	kp_meta_set("duration", "%.3f s", duration);
 	kp_perfev_cpus_format(cpus, ncpus, buf, sizeof(buf));
 	kp_meta_set("cpus", "%s", buf);
@@ -170,9 +164,6 @@ set_metadata(double duration, char **argv)
 		if (buf[0])
 			kp_meta_set("command-status", "%s", buf);
 	}
-	kp_meta_set("samples", "%" PRIu64, nsamples);
-	kp_meta_set("lost", "%" PRIu64, nlost);
-	kp_meta_set("throttled", "%" PRIu64, nthrottled);
 	if (uname(&un) == 0)
 		kp_meta_set("kernel", "%s", un.release);
 	if ((bid = kp_kernel_build_id()) != NULL) {
@@ -216,39 +207,6 @@ done(void *arg)
 	       pids_gone();
 }
 
-/* The event, as the options ask for it. */
-static void
-event_setup(void)
-{
-	uint32_t type;
-	uint64_t config;
-
-	ev.name = opt_event ? opt_event : "cycles";
-	if (kp_perfev_lookup(ev.name, &type, &config) < 0)
-		kp_usage_error("-e: unknown event '%s' (try cycles, "
-			       "cpu-clock, task-clock, instructions, "
-			       "page-faults, or rHEX)",
-			       ev.name);
-	kp_perfev_attr_init(&ev.attr, type, config);
-	ev.may_fall_back = !opt_event;
-	ev.pages = opt_pages;
-	if (opt_period) {
-		ev.attr.sample_period = opt_period;
-	} else {
-		ev.attr.freq = 1;
-		ev.attr.sample_freq = opt_freq;
-	}
-	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			      PERF_SAMPLE_CALLCHAIN;
-	ev.attr.disabled = 1;
-	ev.attr.exclude_callchain_user = !opt_user;
-	ev.attr.watermark = 1;
-	ev.attr.wakeup_watermark =
-		(uint32_t)(opt_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	ev.attr.comm = ev.attr.comm_exec = ev.attr.task = procs != NULL;
-	ev.attr.mmap = ev.attr.mmap2 = opt_user;
-}
-
 /* -o FILE: say now, not after sampling, that it cannot be written. */
 static void
 check_output(const char *path)
@@ -270,7 +228,8 @@ check_output(const char *path)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_USER = 256, OPT_COMM, OPT_PID, OPT_ARCHIVE };
+	enum { OPT_USER = 256, OPT_COMM, OPT_PID, OPT_ARCHIVE, OPT_LIST,
+	       OPT_DATA, OPT_OFFCPU, OPT_STATE };
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "period", required_argument, NULL, 'c' },
@@ -286,6 +245,10 @@ main(int argc, char **argv)
 		{ "comm", no_argument, NULL, OPT_COMM },
 		{ "pid", no_argument, NULL, OPT_PID },
 		{ "archive", required_argument, NULL, OPT_ARCHIVE },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "data", no_argument, NULL, OPT_DATA },
+		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "state", no_argument, NULL, OPT_STATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
@@ -360,6 +323,18 @@ main(int argc, char **argv)
 		case OPT_ARCHIVE:
 			opt_archive = optarg;
 			break;
+		case OPT_LIST:
+			kp_events_list(stdout);
+			return kp_output_finish(stdout, NULL);
+		case OPT_DATA:
+			opt_modes |= KP_SM_DATA;
+			break;
+		case OPT_OFFCPU:
+			opt_modes |= KP_SM_OFFCPU;
+			break;
+		case OPT_STATE:
+			opt_modes |= KP_SM_STATE;
+			break;
 		default:
 			usage(stderr, KP_EXIT_USAGE);
 		}
@@ -378,9 +353,30 @@ main(int argc, char **argv)
 			       "command");
 	if (opt_pids && !(pids = kp_perfev_pids_parse(opt_pids, &npids)))
 		kp_usage_error("-p: not a pid list: '%s'", opt_pids);
-	if (opt_user || opt_comm || opt_pid)
+	if ((opt_modes & KP_SM_OFFCPU) && (opt_event || freq_given ||
+					   opt_period || (opt_modes & KP_SM_DATA)))
+		kp_usage_error("--off-cpu samples sched:sched_switch: it "
+			       "excludes -e, -F, -c and --data");
+	if ((opt_modes & KP_SM_STATE) && !(opt_modes & KP_SM_OFFCPU))
+		kp_usage_error("--state goes with --off-cpu");
+	if (opt_user || opt_comm || opt_pid || (opt_modes & KP_SM_DATA))
 		procs = kp_procs_new();
-	event_setup();
+	chains = kp_chains_new(procs, (opt_user ? KP_CHAINS_USER : 0) |
+					      (opt_comm ? KP_CHAINS_COMM : 0) |
+					      (opt_pid ? KP_CHAINS_PID : 0));
+	mode = kp_samplemode_new(
+		&(struct kp_samplemode_opts){
+			.modes = opt_modes,
+			.event = opt_event,
+			.freq = opt_freq,
+			.freq_given = freq_given,
+			.period = opt_period,
+			.pages = opt_pages,
+			.user = opt_user,
+			.tasks = !opt_all && !opt_cpus,
+		},
+		procs, chains);
+	kp_samplemode_event(mode, &ev);
 	if (opt_cpus)
 		cpus = kp_perfev_cpus_arg(opt_cpus, &ncpus);
 	else if (!(cpus = kp_perfev_cpus_online(&ncpus)))
@@ -388,9 +384,6 @@ main(int argc, char **argv)
 	if (opt_output && strcmp(opt_output, "-") != 0)
 		check_output(opt_output);
 
-	chains = kp_chains_new(procs, (opt_user ? KP_CHAINS_USER : 0) |
-					      (opt_comm ? KP_CHAINS_COMM : 0) |
-					      (opt_pid ? KP_CHAINS_PID : 0));
 	kp_perfev_raise_nofile();
 
 	/* signals: blocked but while waiting in ppoll */
@@ -452,8 +445,8 @@ main(int argc, char **argv)
 	run.stop = &got_stop;
 	run.done = done;
 	run.read = read_rings;
-	run.samples = &nsamples;
-	run.lost = &nlost;
+	run.samples = kp_samplemode_samples(mode);
+	run.lost = kp_samplemode_lost(mode);
 	run.duration = opt_duration;
 	if (!cmdv || opt_all || opt_cpus)
 		kp_perfev_set_enable(&ev, true);
@@ -462,18 +455,7 @@ main(int argc, char **argv)
 	took = kp_perfev_set_run(&ev, &run);
 	if (cmdv)
 		kp_command_stop(&cmd, STOP_GRACE);
-	nbad += kp_perfev_set_bad(&ev);
-	if (nlost)
-		kp_warn("%" PRIu64 " samples lost (ring buffer full): use "
-			"-m to give it more pages, or a lower -F",
-			nlost);
-	if (nthrottled)
-		kp_warn("the kernel throttled sampling %" PRIu64 " time%s (its "
-			"interrupts took too long): use a lower -F",
-			nthrottled, nthrottled == 1 ? "" : "s");
-	if (nbad)
-		kp_warn("%" PRIu64 " malformed records skipped", nbad);
-
+	kp_samplemode_finish(mode);
 	set_metadata(took, cmdv);
 	agg = kp_chains_resolve(chains, res);
 	out = kp_output_open(opt_output);
@@ -482,6 +464,7 @@ main(int argc, char **argv)
 	kp_perfev_set_close(&ev);
 	kp_agg_free(agg);
 	kp_chains_free(chains);
+	kp_samplemode_free(mode);
 	kp_procs_free(procs);
 	kp_resolver_free(res);
 	free(cpus);
