@@ -1,4 +1,4 @@
-/* perfev.c - perf_event_open(2): event names, CPUs, the mmap ring */
+/* perfev.c - perf_event_open(2): events on CPUs or tasks, CPUs, the mmap ring */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,61 +15,6 @@
 #include "kp.h"
 #include "perfev.h"
 #include "procs.h"
-
-const struct kp_perfev_name kp_perfev_names[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_EMULATION_FAULTS },
-	{ NULL, 0, 0 },
-};
-
-int
-kp_perfev_lookup(const char *name, uint32_t *type, uint64_t *config)
-{
-	const struct kp_perfev_name *e;
-
-	for (e = kp_perfev_names; e->name; e++)
-		if (strcmp(e->name, name) == 0) {
-			*type = e->type;
-			*config = e->config;
-			return 0;
-		}
-	/* "r1a8": a raw PMU event, as perf(1) spells it */
-	if (name[0] == 'r' && name[1] &&
-	    kp_parse_u64(name + 1, strlen(name + 1), 16, config) == 0) {
-		*type = PERF_TYPE_RAW;
-		return 0;
-	}
-	return -1;
-}
 
 void
 kp_perfev_attr_init(struct perf_event_attr *attr, uint32_t type,

@@ -1,6 +1,6 @@
 /*
- * perfev.h - perf_event_open(2) for kp-sample: event names, opening an
- * event, and reading its mmap ring buffer.
+ * perfev.h - perf_event_open(2) for kp-sample: opening an event (its
+ * name: events.h), and reading its mmap ring buffer.
  *
  *	struct perf_event_attr attr;
  *	struct kp_perfev_ring ring;
@@ -33,27 +33,6 @@
 #include <sys/types.h>
 
 #include <linux/perf_event.h>
-
-/* A named event: "cpu-clock", "cycles", ... */
-struct kp_perfev_name {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-/*
- * Look up an event by name (perf's generic names and aliases:
- * cycles|cpu-cycles, instructions, cache-references, cache-misses,
- * branches|branch-instructions, branch-misses, bus-cycles,
- * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend,
- * cpu-clock, task-clock, page-faults|faults, context-switches|cs,
- * cpu-migrations|migrations, minor-faults, major-faults,
- * alignment-faults, emulation-faults), or a raw PMU event "rHEX".
- * Returns 0, or -1 if the name is unknown.
- */
-int kp_perfev_lookup(const char *name, uint32_t *type, uint64_t *config);
-/* The table behind kp_perfev_lookup, ending with a NULL name. */
-extern const struct kp_perfev_name kp_perfev_names[];
 
 /* Zero *attr and set its size, type and config. */
 void kp_perfev_attr_init(struct perf_event_attr *attr, uint32_t type,
