@@ -42,6 +42,7 @@
 
 #define DEFAULT_FREQ 997
 #define DEFAULT_PAGES 128
+#define OFFCPU_PAGES 512 /* a switch a few microseconds, each a callchain */
 #define STOP_GRACE 2.0 /* seconds a command has to end on SIGTERM */
 
 /* ---- options ---- */
@@ -83,7 +84,7 @@ usage(FILE *fp, int status)
 		"                     cpu/event=0x3c,umask=0/, rHEX; :u :k ...\n"
 		"      --list         list the events this machine offers\n"
 		"  -m, --mmap-pages N ring buffer data pages per CPU, a power of\n"
-		"                     two (default %d)\n"
+		"                     two (default %d, %d with --off-cpu)\n"
 		"  -o, --output FILE  write kp to FILE instead of standard output\n"
 		"      --user         add user-space frames (default: a sample in\n"
 		"                     user mode counts under one [user] frame)\n"
@@ -101,7 +102,7 @@ usage(FILE *fp, int status)
 		"  -h, --help         show this help\n"
 		"Needs root, or kernel.perf_event_paranoid low enough for the scope.\n"
 		"Exit: 0 ok, 2 fatal (nothing written as complete), 64 usage.\n",
-		STOP_GRACE, DEFAULT_FREQ, DEFAULT_PAGES);
+		STOP_GRACE, DEFAULT_FREQ, DEFAULT_PAGES, OFFCPU_PAGES);
 	exit(status);
 }
 
@@ -256,7 +257,7 @@ main(int argc, char **argv)
 	struct kp_perfev_run run = { 0 };
 	struct sigaction sa;
 	sigset_t block;
-	bool freq_given = false;
+	bool freq_given = false, pages_given = false;
 	char **cmdv = NULL;
 	struct kp_agg *agg;
 	double took;
@@ -286,6 +287,8 @@ main(int argc, char **argv)
 				kp_usage_error("-d: the duration must be > 0");
 			break;
 		case 'e':
+			if (opt_event)
+				kp_usage_error("-e: one event at a time");
 			opt_event = optarg;
 			break;
 		case 'F':
@@ -299,6 +302,7 @@ main(int argc, char **argv)
 			break;
 		case 'm':
 			opt_pages = (size_t)kp_arg_u64("-m", optarg);
+			pages_given = true;
 			if (opt_pages == 0 || (opt_pages & (opt_pages - 1)) ||
 			    opt_pages > (1u << 20))
 				kp_usage_error("-m: '%s' is not a power of two "
@@ -357,6 +361,8 @@ main(int argc, char **argv)
 					   opt_period || (opt_modes & KP_SM_DATA)))
 		kp_usage_error("--off-cpu samples sched:sched_switch: it "
 			       "excludes -e, -F, -c and --data");
+	if ((opt_modes & KP_SM_OFFCPU) && !pages_given)
+		opt_pages = OFFCPU_PAGES;
 	if ((opt_modes & KP_SM_STATE) && !(opt_modes & KP_SM_OFFCPU))
 		kp_usage_error("--state goes with --off-cpu");
 	if (opt_user || opt_comm || opt_pid || (opt_modes & KP_SM_DATA))

@@ -69,6 +69,10 @@ kp-sample -e cpu-clock:k -a -d 0.5 > "$T/k" 2> "$T/err" || fail "cpu-clock:k: $(
 kp-sample -e minor-faults -c 1 -- sh -c 'true' > "$T/f" 2> "$T/err" || fail "minor-faults: $(cat "$T/err")"
 [ "$(meta "$T/f" period)" = 1 ] && [ "$(total "$T/f")" -gt 10 ] || fail "minor-faults -c 1: $(meta "$T/f" samples) samples"
 
+# one event at a time
+kp-sample -e cpu-clock -e page-faults -a -d 0.1 > "$T/out" 2> "$T/err"
+[ $? = 64 ] && grep -q -- "-e: one event at a time" "$T/err" || fail "two -e: $(cat "$T/err")"
+
 # a tracepoint: every hit (period 1), the kernel stacks it fires from
 [ -n "$tracefs" ] || skip "tracefs not mounted: mount -t tracefs nodev /sys/kernel/tracing"
 kp-sample -e sched:sched_switch -a -d 1 > "$T/ss" 2> "$T/err" || fail "sched:sched_switch: $(cat "$T/err")"
