@@ -357,10 +357,30 @@ set_open_one(struct kp_perfev_set *s, pid_t pid, int cpu)
 static void
 set_add(struct kp_perfev_set *s, int fd, int cpu, bool own_ring)
 {
+	struct kp_perfev_set *l = s->leader;
+	size_t i;
+
 	s->fds = kp_xrealloc(s->fds, (s->nfds + 1) * sizeof(*s->fds));
+	s->ids = kp_xrealloc(s->ids, (s->nfds + 1) * sizeof(*s->ids));
+	s->ids[s->nfds] = 0;
+	if ((s->attr.sample_type & PERF_SAMPLE_IDENTIFIER) &&
+	    ioctl(fd, PERF_EVENT_IOC_ID, &s->ids[s->nfds]) < 0)
+		kp_die("PERF_EVENT_IOC_ID (cpu %d):", cpu);
 	s->fds[s->nfds++] = fd;
+	if (l && own_ring) {
+		/* into the leader's ring of this CPU */
+		for (i = 0; i < l->nrings && l->ring_cpus[i] != cpu; i++)
+			;
+		if (i == l->nrings ||
+		    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, l->pfds[i].fd) < 0)
+			kp_die("PERF_EVENT_IOC_SET_OUTPUT (cpu %d):", cpu);
+		own_ring = false;
+	}
 	if (!own_ring)
 		return;
+	s->ring_cpus = kp_xrealloc(s->ring_cpus,
+				   (s->nrings + 1) * sizeof(*s->ring_cpus));
+	s->ring_cpus[s->nrings] = cpu;
 	s->rings = kp_xrealloc(s->rings, (s->nrings + 1) * sizeof(*s->rings));
 	s->pfds = kp_xrealloc(s->pfds, (s->nrings + 1) * sizeof(*s->pfds));
 	if (kp_perfev_ring_map(&s->rings[s->nrings], fd, s->pages) < 0) {
@@ -435,7 +455,7 @@ kp_perfev_set_open_tasks(struct kp_perfev_set *s, const pid_t *tids,
 			}
 			if (t == 0) {
 				first[i] = fd;
-				set_add(s, fd, cpus[i], true);
+				set_add(s, fd, cpus[i], true); /* or the leader's */
 				continue;
 			}
 			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, first[i]) < 0)
@@ -454,6 +474,8 @@ kp_perfev_set_enable(struct kp_perfev_set *s, bool on)
 	for (i = 0; i < s->nfds; i++)
 		ioctl(s->fds[i],
 		      on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	if (s->next)
+		kp_perfev_set_enable(s->next, on);
 }
 
 int
@@ -569,9 +591,13 @@ kp_perfev_set_close(struct kp_perfev_set *s)
 	free(s->rings);
 	free(s->pfds);
 	free(s->fds);
+	free(s->ids);
+	free(s->ring_cpus);
 	s->rings = NULL;
 	s->pfds = NULL;
 	s->fds = NULL;
+	s->ids = NULL;
+	s->ring_cpus = NULL;
 	s->nrings = s->nfds = 0;
 }
 

@@ -131,6 +131,17 @@ struct kp_perfev_set {
 	struct kp_perfev_ring *rings;
 	struct pollfd *pfds;
 	size_t nrings;
+	/*
+	 * Several events (kp-sample -e A -e B): each its own set; a set
+	 * whose leader is given (before opening, on the same CPUs) writes
+	 * into the leader's rings (PERF_EVENT_IOC_SET_OUTPUT), and is
+	 * enabled and disabled with it.  With PERF_SAMPLE_IDENTIFIER in
+	 * sample_type, ids[i] is fds[i]'s id (PERF_EVENT_IOC_ID), which
+	 * its samples carry.
+	 */
+	struct kp_perfev_set *leader, *next;
+	uint64_t *ids;
+	int *ring_cpus; /* the CPU of each ring */
 };
 
 /* The event on each of cpus[0..n), every task. */

@@ -12,8 +12,14 @@
  *	           tracepoint, a command and -p the switch-out from it and
  *	           the switch-in from PERF_RECORD_SWITCH
  *
+ * Several events (-e A -e B) share the first one's rings; each sample
+ * says its event (PERF_SAMPLE_IDENTIFIER) and the event's name is the
+ * outermost frame of its stacks, "[A]": one profile per event, side by
+ * side in one stream (kp-inclusive -C '[A]', a flame graph's towers).
+ *
  *	struct kp_samplemode *m = kp_samplemode_new(&opts, procs, chains);
- *	kp_samplemode_event(m, &set);          (the attr, before opening)
+ *	kp_samplemode_event(m, i, &set[i]);   (each event's attr, before
+ *					       opening; set[0] leads)
  *	... each record of the rings: kp_samplemode_record(m, h);
  *	... after each reading of every ring: kp_samplemode_round(m);
  *	kp_samplemode_finish(m);  kp_samplemode_meta(m);
@@ -36,7 +42,9 @@ enum {
 
 struct kp_samplemode_opts {
 	unsigned modes;
-	const char *event;  /* -e, NULL: cycles (cpu-clock without a PMU) */
+	const char *const *events; /* -e, each once; none: cycles (cpu-clock
+				    * without a PMU) */
+	size_t nevents;
 	uint64_t freq, period; /* -F (or its default), -c (0: not given) */
 	bool freq_given;       /* -F given */
 	size_t pages;       /* -m */
@@ -55,8 +63,11 @@ struct kp_samplemode *kp_samplemode_new(const struct kp_samplemode_opts *o,
 					struct kp_procs *procs,
 					struct kp_chains *chains);
 void kp_samplemode_free(struct kp_samplemode *m);
-/* Fill set's attr, name, pages and may_fall_back. */
-void kp_samplemode_event(struct kp_samplemode *m, struct kp_perfev_set *set);
+/* How many events; fill set's attr, name, pages, may_fall_back and,
+ * past the first, leader (sets[0]) and the chain of next. */
+size_t kp_samplemode_nevents(const struct kp_samplemode *m);
+void kp_samplemode_event(struct kp_samplemode *m, size_t i,
+			 struct kp_perfev_set *set);
 /* One record of a ring (kp_perfev_fn's shape: arg is the mode). */
 void kp_samplemode_record(const struct perf_event_header *h, void *arg);
 /* Every ring has been read once more. */

@@ -49,7 +49,9 @@
 
 static bool opt_all, opt_user, opt_comm, opt_pid;
 static unsigned opt_modes; /* --data, --off-cpu, --state */
-static const char *opt_cpus, *opt_pids, *opt_event, *opt_output,
+static const char *opt_events[16];
+static size_t opt_nevents;
+static const char *opt_cpus, *opt_pids, *opt_output,
 	*opt_archive;
 static uint64_t opt_freq = DEFAULT_FREQ, opt_period;
 static double opt_duration;
@@ -60,7 +62,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"usage: kp-sample [-h] [-a | -C cpus | -p pid[,pid...]] [-d seconds]\n"
-		"                 [-F hz | -c period] [-e event] [-m pages] [-o file]\n"
+		"                 [-F hz | -c period] [-e event]... [-m pages] [-o file]\n"
 		"                 [--user] [--comm | --pid] [--archive dir]\n"
 		"                 [--data | --off-cpu [--state]] [command [arg ...]]\n"
 		"       kp-sample --list\n"
@@ -81,7 +83,9 @@ usage(FILE *fp, int status)
 		"                     cpu-clock where there is no hardware PMU),\n"
 		"                     cpu-clock, page-faults, dTLB-load-misses, ...,\n"
 		"                     a tracepoint sched:sched_switch, a PMU's\n"
-		"                     cpu/event=0x3c,umask=0/, rHEX; :u :k ...\n"
+		"                     cpu/event=0x3c,umask=0/, rHEX; :u :k ...;\n"
+		"                     several -e: each its own profile under\n"
+		"                     [EVENT], the outermost frame\n"
 		"      --list         list the events this machine offers\n"
 		"  -m, --mmap-pages N ring buffer data pages per CPU, a power of\n"
 		"                     two (default %d, %d with --off-cpu)\n"
@@ -108,7 +112,8 @@ usage(FILE *fp, int status)
 
 /* ---- state ---- */
 
-static struct kp_perfev_set ev;
+static struct kp_perfev_set *sets; /* one per event; sets[0] reads */
+static size_t nsets;
 static int *cpus;
 static size_t ncpus;
 static pid_t *pids; /* -p */
@@ -133,7 +138,7 @@ static void
 read_rings(void *arg)
 {
 	(void)arg;
-	kp_perfev_set_read(&ev, procs ? on_sideband : NULL,
+	kp_perfev_set_read(&sets[0], procs ? on_sideband : NULL,
 			   kp_samplemode_record, mode);
 	kp_samplemode_round(mode);
 }
@@ -208,6 +213,29 @@ done(void *arg)
 	       pids_gone();
 }
 
+/* An event on the CPUs (-a, -C), the command, or -p's processes. */
+static void
+open_set(struct kp_perfev_set *s, bool command)
+{
+	size_t i, k;
+	pid_t *tids;
+
+	if (opt_all || opt_cpus) {
+		kp_perfev_set_open_cpus(s, cpus, ncpus);
+		return;
+	}
+	s->attr.inherit = 1;
+	s->attr.enable_on_exec = command;
+	if (command)
+		kp_perfev_set_open_tasks(s, &cmd.pid, 1, cpus, ncpus);
+	for (i = 0; i < npids; i++) {
+		if (!(tids = kp_perfev_threads(pids[i], &k)))
+			kp_die("-p %d: no such process", (int)pids[i]);
+		kp_perfev_set_open_tasks(s, tids, k, cpus, ncpus);
+		free(tids);
+	}
+}
+
 /* -o FILE: say now, not after sampling, that it cannot be written. */
 static void
 check_output(const char *path)
@@ -263,7 +291,7 @@ main(int argc, char **argv)
 	double took;
 	FILE *out;
 	int ch, status;
-	size_t i, k;
+	size_t i;
 
 	kp_init(argv);
 	/* '+': options end at the command, as in "kp-sample ls -l" */
@@ -287,9 +315,9 @@ main(int argc, char **argv)
 				kp_usage_error("-d: the duration must be > 0");
 			break;
 		case 'e':
-			if (opt_event)
-				kp_usage_error("-e: one event at a time");
-			opt_event = optarg;
+			if (opt_nevents == 16)
+				kp_usage_error("-e: at most 16 events");
+			opt_events[opt_nevents++] = optarg;
 			break;
 		case 'F':
 			opt_freq = kp_arg_u64("-F", optarg);
@@ -357,7 +385,7 @@ main(int argc, char **argv)
 			       "command");
 	if (opt_pids && !(pids = kp_perfev_pids_parse(opt_pids, &npids)))
 		kp_usage_error("-p: not a pid list: '%s'", opt_pids);
-	if ((opt_modes & KP_SM_OFFCPU) && (opt_event || freq_given ||
+	if ((opt_modes & KP_SM_OFFCPU) && (opt_nevents || freq_given ||
 					   opt_period || (opt_modes & KP_SM_DATA)))
 		kp_usage_error("--off-cpu samples sched:sched_switch: it "
 			       "excludes -e, -F, -c and --data");
@@ -373,7 +401,8 @@ main(int argc, char **argv)
 	mode = kp_samplemode_new(
 		&(struct kp_samplemode_opts){
 			.modes = opt_modes,
-			.event = opt_event,
+			.events = opt_events,
+			.nevents = opt_nevents,
 			.freq = opt_freq,
 			.freq_given = freq_given,
 			.period = opt_period,
@@ -382,7 +411,10 @@ main(int argc, char **argv)
 			.tasks = !opt_all && !opt_cpus,
 		},
 		procs, chains);
-	kp_samplemode_event(mode, &ev);
+	nsets = kp_samplemode_nevents(mode);
+	sets = kp_xcalloc(nsets, sizeof(*sets));
+	for (i = 0; i < nsets; i++)
+		kp_samplemode_event(mode, i, &sets[i]);
 	if (opt_cpus)
 		cpus = kp_perfev_cpus_arg(opt_cpus, &ncpus);
 	else if (!(cpus = kp_perfev_cpus_online(&ncpus)))
@@ -419,22 +451,8 @@ main(int argc, char **argv)
 		kp_procs_comm(procs, (uint32_t)cmd.pid, (uint32_t)cmd.pid,
 			      base, strnlen(base, 15), false);
 	}
-	if (opt_all || opt_cpus) {
-		kp_perfev_set_open_cpus(&ev, cpus, ncpus);
-	} else if (cmdv) {
-		ev.attr.inherit = ev.attr.enable_on_exec = 1;
-		kp_perfev_set_open_tasks(&ev, &cmd.pid, 1, cpus, ncpus);
-	} else {
-		ev.attr.inherit = 1;
-		for (i = 0; i < npids; i++) {
-			pid_t *tids = kp_perfev_threads(pids[i], &k);
-
-			if (!tids)
-				kp_die("-p %d: no such process", (int)pids[i]);
-			kp_perfev_set_open_tasks(&ev, tids, k, cpus, ncpus);
-			free(tids);
-		}
-	}
+	for (i = 0; i < nsets; i++)
+		open_set(&sets[i], cmdv != NULL);
 
 	/*
 	 * The events are open (disabled), so permission errors came first.
@@ -455,10 +473,10 @@ main(int argc, char **argv)
 	run.lost = kp_samplemode_lost(mode);
 	run.duration = opt_duration;
 	if (!cmdv || opt_all || opt_cpus)
-		kp_perfev_set_enable(&ev, true);
+		kp_perfev_set_enable(&sets[0], true); /* and the others */
 	if (cmdv)
 		kp_command_start(&cmd); /* per-task events: enable_on_exec */
-	took = kp_perfev_set_run(&ev, &run);
+	took = kp_perfev_set_run(&sets[0], &run);
 	if (cmdv)
 		kp_command_stop(&cmd, STOP_GRACE);
 	kp_samplemode_finish(mode);
@@ -467,7 +485,9 @@ main(int argc, char **argv)
 	out = kp_output_open(opt_output);
 	kp_write_agg(out, agg);
 	status = kp_output_finish(out, opt_output);
-	kp_perfev_set_close(&ev);
+	for (i = 0; i < nsets; i++)
+		kp_perfev_set_close(&sets[i]);
+	free(sets);
 	kp_agg_free(agg);
 	kp_chains_free(chains);
 	kp_samplemode_free(mode);

@@ -69,9 +69,15 @@ kp-sample -e cpu-clock:k -a -d 0.5 > "$T/k" 2> "$T/err" || fail "cpu-clock:k: $(
 kp-sample -e minor-faults -c 1 -- sh -c 'true' > "$T/f" 2> "$T/err" || fail "minor-faults: $(cat "$T/err")"
 [ "$(meta "$T/f" period)" = 1 ] && [ "$(total "$T/f")" -gt 10 ] || fail "minor-faults -c 1: $(meta "$T/f" samples) samples"
 
-# one event at a time
-kp-sample -e cpu-clock -e page-faults -a -d 0.1 > "$T/out" 2> "$T/err"
-[ $? = 64 ] && grep -q -- "-e: one event at a time" "$T/err" || fail "two -e: $(cat "$T/err")"
+# several events: each its own profile under [EVENT], the outermost
+# frame; each at its own rate (a tracepoint every hit, the clock at -F)
+kp-sample -e cpu-clock -e minor-faults -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.1' \
+	> "$T/m" 2> "$T/err" || fail "two -e: exit $?: $(cat "$T/err")"
+[ "$(meta "$T/m" event)" = "cpu-clock, minor-faults" ] || fail "two -e: event metadata: $(meta "$T/m" event)"
+kp-fold "$T/m" | awk '{ split($1, f, ";"); r[f[1]] += $NF } END { for (k in r) print k, r[k] }' | sort > "$T/roots"
+cat "$T/roots"
+[ "$(cut -d' ' -f1 "$T/roots" | tr '\n' ' ')" = "[cpu-clock] [minor-faults] " ] || fail "two -e: roots $(cat "$T/roots")"
+[ "$(awk '{ s += $2 } END { print s }' "$T/roots")" = "$(meta "$T/m" samples)" ] || fail "two -e: samples"
 
 # a tracepoint: every hit (period 1), the kernel stacks it fires from
 [ -n "$tracefs" ] || skip "tracefs not mounted: mount -t tracefs nodev /sys/kernel/tracing"
