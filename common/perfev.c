@@ -633,13 +633,27 @@ cur_u64(struct cur *c)
 	return v;
 }
 
+/* TID and TIME, where sample_type has them: in a sample and a trailer */
+static void
+cur_tid_time(struct cur *c, uint64_t type, struct kp_perfev_sample *s)
+{
+	uint64_t v;
+
+	if (type & PERF_SAMPLE_TID) {
+		v = cur_u64(c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		s->time = cur_u64(c);
+}
+
 int
 kp_perfev_sample_parse_as(const struct perf_event_header *h,
 			  uint64_t type, struct kp_perfev_sample *s)
 {
 	struct cur c = { (const unsigned char *)(h + 1),
 			 (const unsigned char *)h + h->size, false };
-	uint64_t v;
 	uint32_t size;
 
 	memset(s, 0, sizeof(*s));
@@ -650,13 +664,7 @@ kp_perfev_sample_parse_as(const struct perf_event_header *h,
 		s->id = cur_u64(&c);
 	if (type & PERF_SAMPLE_IP)
 		s->ip = cur_u64(&c);
-	if (type & PERF_SAMPLE_TID) {
-		v = cur_u64(&c);
-		s->pid = (uint32_t)v;
-		s->tid = (uint32_t)(v >> 32);
-	}
-	if (type & PERF_SAMPLE_TIME)
-		s->time = cur_u64(&c);
+	cur_tid_time(&c, type, s);
 	if (type & PERF_SAMPLE_ADDR)
 		s->addr = cur_u64(&c);
 	if (type & PERF_SAMPLE_CPU)
@@ -707,7 +715,6 @@ kp_perfev_sample_id(const struct perf_event_header *h, uint64_t type,
 	};
 	struct cur c;
 	size_t i, n = 0;
-	uint64_t v;
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
@@ -717,13 +724,7 @@ kp_perfev_sample_id(const struct perf_event_header *h, uint64_t type,
 	c.end = (const unsigned char *)h + h->size;
 	c.p = c.end - n;
 	c.bad = false;
-	if (type & PERF_SAMPLE_TID) {
-		v = cur_u64(&c);
-		s->pid = (uint32_t)v;
-		s->tid = (uint32_t)(v >> 32);
-	}
-	if (type & PERF_SAMPLE_TIME)
-		s->time = cur_u64(&c);
+	cur_tid_time(&c, type, s);
 	return 0;
 }
 
