@@ -52,6 +52,7 @@ MANPAGES := $(sort $(wildcard man/*.[1-8]))
 BIN := $(B)/bin
 LIB := $(B)/libkp.a
 COMMON_OBJ := $(patsubst common/%.c,$(B)/common/%.o,$(COMMON_SRC))
+GEN_OBJ := $(B)/gen/flame_js.o
 PROG_BIN := $(addprefix $(BIN)/,$(PROGS))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz-replay/%,$(FUZZ_SRC))
@@ -67,8 +68,27 @@ $(B)/common/%.o: common/%.c $(COMMON_HDR)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(LIB): $(COMMON_OBJ)
+$(LIB): $(COMMON_OBJ) $(GEN_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# common/flame.js, the script of kp-flame's SVG, as a C array for the
+# library (od is POSIX; the file's first comment, for its readers, is
+# left out of the SVG)
+$(B)/gen/flame_js.c: common/flame.js
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q){ echo '/* generated from common/flame.js by the Makefile */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char kp_flame_js[];'; \
+	  echo 'extern const size_t kp_flame_js_len;'; \
+	  echo 'const unsigned char kp_flame_js[] = {'; \
+	  sed '1,/\*\//d' $< | od -An -v -tx1 | \
+	  sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t kp_flame_js_len = sizeof(kp_flame_js);'; } > $@
+$(B)/gen/%.o: $(B)/gen/%.c
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(B)/filters/%.o: filters/%.c $(COMMON_HDR)
 	@mkdir -p $(@D)

@@ -28,6 +28,11 @@ kp_input_open(const char *path)
 	struct kp_input *in = kp_xcalloc(1, sizeof(*in));
 
 	if (!path || strcmp(path, "-") == 0) {
+		/* a filter run bare at a prompt would wait silently */
+		if (isatty(STDIN_FILENO))
+			kp_usage_error("no input: name a file, or pipe or "
+				       "redirect one (standard input is a "
+				       "terminal)");
 		in->fd = 0;
 		in->name = kp_xstrdup("<stdin>");
 	} else {

@@ -131,13 +131,22 @@ extern unsigned long kp_skipped;
 int kp_finish(void);
 /* Check a stream opened for output (fflush + ferror + fclose). */
 int kp_close_output(FILE *fp, const char *name);
-/* "-o FILE": NULL or "-" is stdout; a file that cannot be made: exit 2. */
+/* ---- output.c: "-o FILE", the whole file or none of it ---- */
+
+/*
+ * "-o FILE": NULL or "-" is stdout.  Otherwise a temporary file beside
+ * FILE (or beside the target of FILE, a symbolic link of the caller's:
+ * a link owned by another user is refused), renamed over it by
+ * kp_output_finish; an existing device or FIFO is written directly.
+ * Cannot create: message and exit 2.  A fatal exit or signal before
+ * kp_output_finish removes the temporary file and leaves FILE as it was.
+ */
 FILE *kp_output_open(const char *path);
 /*
- * The end of a filter that wrote to fp (from kp_output_open): close and
- * check fp, and on a write error remove a partly written regular file so
- * that nothing truncated looks complete; then kp_finish().  Returns the
- * exit status.
+ * The end of a filter that wrote to fp (from kp_output_open): flush,
+ * sync and close fp; when all went well rename it over FILE, else report
+ * the write error and remove it (FILE keeps its old contents); then
+ * kp_finish().  Returns the exit status.
  */
 int kp_output_finish(FILE *fp, const char *path);
 
@@ -291,6 +300,15 @@ const char *kp_meta_line(size_t i); /* "# key: value", no newline */
  * events.  The one place that rule is decided.
  */
 bool kp_event_period_is_ns(const char *event);
+/*
+ * What the counts are, decided once for every filter: with "# weight:
+ * period" on a clock event (cpu-clock, task-clock, whose period perf
+ * gives in nanoseconds) they are nanoseconds.
+ */
+bool kp_meta_counts_ns(void);
+/* With "# weight: samples" on a clock event and a fixed "# period: N":
+ * N, the nanoseconds each sample stands for; else 0. */
+uint64_t kp_meta_clock_period(void);
 
 /* ---- reader.c: the kp reader ---- */
 

@@ -123,3 +123,30 @@ kp_event_period_is_ns(const char *event)
 	return event && (strncmp(event, "cpu-clock", 9) == 0 ||
 			 strncmp(event, "task-clock", 10) == 0);
 }
+
+/* the "# event:" of the input counts time */
+static bool
+clock_event(void)
+{
+	return kp_event_period_is_ns(kp_meta_get("event"));
+}
+
+bool
+kp_meta_counts_ns(void)
+{
+	const char *w = kp_meta_get("weight");
+
+	return w && strcmp(w, "period") == 0 && clock_event();
+}
+
+uint64_t
+kp_meta_clock_period(void)
+{
+	const char *w = kp_meta_get("weight"), *p = kp_meta_get("period");
+	uint64_t period;
+
+	if (w && strcmp(w, "samples") == 0 && clock_event() && p &&
+	    kp_parse_u64(p, strlen(p), 10, &period) == 0)
+		return period;
+	return 0;
+}

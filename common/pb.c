@@ -1,6 +1,7 @@
 /* pb.c - a small protocol buffers encoder (see pb.h) */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "kp.h"
 #include "pb.h"
@@ -117,4 +118,33 @@ kp_pb_packed(struct kp_pb *b, unsigned field, const uint64_t *v, size_t n)
 	kp_pb_varint(b, len);
 	for (i = 0; i < n; i++)
 		kp_pb_varint(b, v[i]);
+}
+
+/* gzip (deterministic: no name, no time) to fp. */
+void
+kp_pb_write_gzip(FILE *fp, const struct kp_pb *b)
+{
+	unsigned char out[1 << 16];
+	z_stream z;
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		kp_die("zlib: cannot start deflate");
+	z.next_in = b->p;
+	z.avail_in = (uInt)b->len;
+	if (z.avail_in != b->len)
+		kp_die("profile too large (%zu bytes)", b->len);
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		r = deflate(&z, Z_FINISH);
+		if (r == Z_STREAM_ERROR)
+			kp_die("zlib: deflate failed");
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, fp) !=
+		    sizeof(out) - z.avail_out)
+			break; /* reported by kp_close_output */
+	} while (r != Z_STREAM_END);
+	deflateEnd(&z);
 }

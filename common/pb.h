@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct kp_pb {
 	unsigned char *p;
@@ -42,5 +43,10 @@ void kp_pb_msg(struct kp_pb *b, unsigned field, const struct kp_pb *sub);
 /* A packed repeated varint field (nothing when n is 0). */
 void kp_pb_packed(struct kp_pb *b, unsigned field, const uint64_t *v,
 		  size_t n);
+/*
+ * The buffer gzip-compressed to fp, deterministic (no name, no time in
+ * the header); write errors show in ferror(fp).
+ */
+void kp_pb_write_gzip(FILE *fp, const struct kp_pb *b);
 
 #endif /* KP_PB_H */

@@ -849,8 +849,11 @@ kp_perfev_cpus_arg(const char *list, size_t *n)
 		if (j == nonline) {
 			kp_perfev_cpus_format(online, nonline, buf,
 					      sizeof(buf));
-			kp_usage_error("-C: CPU %d is not online (online: %s)",
-				       cpus[i], buf);
+			j = (size_t)cpus[i];
+			free(online);
+			free(cpus);
+			kp_usage_error("-C: CPU %zu is not online (online: %s)",
+				       j, buf);
 		}
 	}
 	free(online);

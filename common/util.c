@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -265,33 +264,6 @@ kp_close_output(FILE *fp, const char *name)
 		return -1;
 	}
 	return 0;
-}
-
-FILE *
-kp_output_open(const char *path)
-{
-	FILE *fp;
-
-	if (!path || strcmp(path, "-") == 0)
-		return stdout;
-	fp = fopen(path, "w");
-	if (!fp)
-		kp_die("cannot create %s:", path);
-	return fp;
-}
-
-int
-kp_output_finish(FILE *fp, const char *path)
-{
-	struct stat sb;
-
-	if (fp != stdout && kp_close_output(fp, path) < 0) {
-		/* never remove a device (-o /dev/full) */
-		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-			unlink(path);
-		return KP_EXIT_FATAL;
-	}
-	return kp_finish();
 }
 
 int

@@ -34,7 +34,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,7 +57,8 @@ usage(FILE *fp, int status)
 		"callgrind_annotate: per function, exclusive samples and the\n"
 		"inclusive samples of each call.  With no file, or '-', read\n"
 		"standard input.\n"
-		"  -o, --output FILE  write to FILE (default: standard output)\n"
+		"  -o, --output FILE  write to FILE (default: standard output),\n"
+		"                     whole or not at all (the old FILE kept)\n"
 		"  -h, --help         show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -66,8 +66,8 @@ usage(FILE *fp, int status)
 
 /*
  * A cost: self (callee == KP_KEY_NONE) or a call, at a line of the
- * caller.  An open-addressing table of the entries themselves (no
- * allocation per entry); fn + 1 == 0 marks an empty slot.
+ * caller.  The costs are one array (sorted at the end); a kp_slots
+ * table indexes it, its slots holding an index + 1.
  */
 struct ckey {
 	uint32_t fn, callee, line;
@@ -75,57 +75,55 @@ struct ckey {
 
 struct cost {
 	struct ckey k;
-	uint32_t used;
 	uint64_t cost, calls;
 };
 
 static struct cost *costs;
 static size_t ncosts, costs_cap;
+static struct kp_slots cost_index;
 
-static inline size_t
+static inline uint64_t
 cost_hash(const struct ckey *k)
 {
 	uint64_t h = ((uint64_t)k->fn << 32 | k->callee) *
 			     0x9e3779b97f4a7c15ull ^
 		     (uint64_t)k->line * 0xbf58476d1ce4e5b9ull;
 
-	return (size_t)(h ^ h >> 31);
+	return h ^ h >> 31;
 }
 
 static void
 add_cost(uint32_t fn, uint32_t callee, uint32_t line, uint64_t n)
 {
 	struct ckey k = { fn, callee, line };
-	struct cost *c;
-	size_t j, i;
+	uint64_t h = cost_hash(&k);
+	struct kp_slots *t = &cost_index;
+	struct kp_slot *s;
+	struct cost *c = NULL;
+	size_t j, mask;
 
-	if ((ncosts + 1) * 2 > costs_cap) {
-		size_t cap = costs_cap ? costs_cap * 2 : 4096;
-		struct cost *t = kp_xcalloc(cap, sizeof(*t));
-
-		for (i = 0; i < costs_cap; i++) {
-			if (!costs[i].used)
-				continue;
-			j = cost_hash(&costs[i].k) & (cap - 1);
-			while (t[j].used)
-				j = (j + 1) & (cap - 1);
-			t[j] = costs[i];
+	if (t->cap) {
+		mask = t->cap - 1;
+		for (j = h & mask; t->tab[j].p; j = (j + 1) & mask) {
+			c = &costs[(uintptr_t)t->tab[j].p - 1];
+			if (t->tab[j].hash == h && c->k.fn == fn &&
+			    c->k.callee == callee && c->k.line == line)
+				break;
+			c = NULL;
 		}
-		free(costs);
-		costs = t;
-		costs_cap = cap;
 	}
-	j = cost_hash(&k) & (costs_cap - 1);
-	for (;; j = (j + 1) & (costs_cap - 1)) {
-		c = &costs[j];
-		if (!c->used) {
-			c->k = k;
-			c->used = 1;
-			ncosts++;
-			break;
+	if (!c) {
+		if (ncosts == costs_cap) {
+			costs_cap = costs_cap ? costs_cap * 2 : 4096;
+			costs = kp_xrealloc(costs, costs_cap * sizeof(*costs));
 		}
-		if (c->k.fn == fn && c->k.callee == callee && c->k.line == line)
-			break;
+		c = &costs[ncosts++];
+		*c = (struct cost){ .k = k };
+		kp_slots_reserve(t, 4096);
+		s = kp_slots_free_slot(t, h);
+		s->hash = h;
+		s->p = (void *)(uintptr_t)ncosts;
+		t->n++;
 	}
 	/* saturate: the total has been checked, so only sums of calls */
 	c->cost = c->cost > UINT64_MAX - n ? UINT64_MAX : c->cost + n;
@@ -299,10 +297,6 @@ write_callgrind(FILE *out, struct kp_profile *prof, uint64_t total)
 	size_t i, n;
 	uint32_t cur = KP_KEY_NONE;
 
-	/* pack the used slots to the front, then sort them */
-	for (i = 0, n = 0; i < costs_cap; i++)
-		if (costs[i].used)
-			costs[n++] = costs[i];
 	if (ncosts)
 		qsort(costs, ncosts, sizeof(*costs), cmp_cost);
 	fputs("# callgrind format\n"
@@ -361,8 +355,6 @@ main(int argc, char **argv)
 	int ch, status;
 
 	kp_init(argv);
-	/* a closed pipe is a write error (exit 2), not a silent death */
-	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'h':
@@ -402,6 +394,7 @@ main(int argc, char **argv)
 	status = kp_output_finish(fp, output);
 
 	free(costs);
+	kp_slots_free(&cost_index);
 	HASH_ITER(hh, modtab, e, et) {
 		HASH_DEL(modtab, e);
 		free(e);

@@ -3,7 +3,7 @@
 # depth and tooltip numbers agree with the folded stacks of the input
 # (svgcheck.py, computed from kp-fold output), names are escaped, the
 # output is deterministic, the differential mode colours by change, and
-# write errors (full disk, closed pipe) exit 2.
+# a full disk is exit 2 and a closed pipe SIGPIPE.
 set -u
 command -v xmllint > /dev/null || { echo "skipped: no xmllint (libxml2-utils)"; exit 77; }
 command -v python3 > /dev/null || { echo "skipped: no python3"; exit 77; }
@@ -125,7 +125,16 @@ kp-flame < /dev/null > "$tmp/empty.svg" 2> "$tmp/err" || fail "empty exit"
 xmllint --noout "$tmp/empty.svg" || fail "empty xml"
 grep -q 'no samples' "$tmp/err" || fail "empty note"
 
-# write errors: a full disk and a closed pipe are exit 2
+# a total past 2^64-1 is fatal (kp.5): exit 2, named, nothing written
+printf '!\n : a\n\t18446744073709551615\n!\n : b\n\t1\n!\n' > "$tmp/ov.kp"
+kp-flame "$tmp/ov.kp" > "$tmp/ov.svg" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] || fail "total overflow: exit $st"
+[ -s "$tmp/ov.svg" ] && fail "total overflow: something written"
+grep -qx "kp-flame: $tmp/ov.kp: the total count overflows 64 bits" "$tmp/err" || fail "total overflow: message"
+kp-flame "$T/basic.in" "$tmp/ov.kp" > "$tmp/ov.svg" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/ov.svg" ] || fail "total overflow of 'after': exit $st"
+
+# write errors: a full disk is exit 2; a closed pipe ends by SIGPIPE
 if [ -w /dev/full ]; then
 	kp-flame "$T/basic.in" > /dev/full 2> "$tmp/err"
 	st=$?
@@ -137,7 +146,7 @@ awk 'BEGIN { for (i = 0; i < 3000; i++)
 	printf "!\n : leaf%d [kernel]\n : mid%d [kernel]\n : main\n\t%d\n", i, i % 7, i + 1 }' > "$tmp/big.kp"
 kp-flame "$tmp/big.kp" 2> /dev/null | head -c 100 > /dev/null
 st=${PIPESTATUS[0]}
-[ $st -eq 2 ] || fail "closed pipe: exit $st"
+[ $st -eq 141 ] || fail "closed pipe: exit $st (want SIGPIPE, 141)"
 
 # -o: the same bytes; a file that cannot be written whole (a size
 # limit: EFBIG) is exit 2 and removed rather than left truncated

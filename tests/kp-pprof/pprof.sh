@@ -116,6 +116,27 @@ kp-pprof < /dev/null > "$tmp/e.pb.gz" 2> "$tmp/err" || fail "empty exit"
 grep -q 'no samples' "$tmp/err" || fail "empty note"
 pp -raw "$tmp/e.pb.gz" | grep -q '^samples/count' || fail "empty profile"
 
+# profile.proto's values are int64: a total above INT64_MAX (pprof would
+# read it as negative), or its nanoseconds with a fixed clock period, is
+# refused, exit 2, nothing written; INT64_MAX itself passes whole
+printf '!\n : a [kernel]\n\t9223372036854775807\n!\n' | kp-pprof > "$tmp/max.pb.gz" || fail "INT64_MAX: exit $?"
+pp -raw "$tmp/max.pb.gz" | grep -q '^ *9223372036854775807: 1 *$' || fail "INT64_MAX: not the value"
+printf '!\n : a [kernel]\n\t9223372036854775808\n!\n' > "$tmp/big63.kp"
+kp-pprof "$tmp/big63.kp" > "$tmp/o" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] || fail "a count of 2^63: exit $st"
+[ -s "$tmp/o" ] && fail "a count of 2^63: something written"
+grep -q '^kp-pprof: the total count 9223372036854775808 is above 9223372036854775807 (INT64_MAX)' "$tmp/err" || fail "2^63: message"
+printf '!\n : a [kernel]\n\t4611686018427387904\n!\n : b [kernel]\n\t4611686018427387904\n!\n' |
+	kp-pprof > "$tmp/o" 2> /dev/null; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/o" ] || fail "two counts of 2^62: exit $st"
+echo old > "$tmp/keep"
+kp-pprof -o "$tmp/keep" "$tmp/big63.kp" 2> /dev/null
+[ "$(cat "$tmp/keep")" = old ] || fail "a refused profile replaced the -o file"
+printf '# event: cpu-clock\n# weight: samples\n# period: 1000\n!\n : a [kernel]\n\t9223372036854776\n!\n' |
+	kp-pprof > "$tmp/o" 2> "$tmp/err"; st=$?
+[ $st -eq 2 ] && [ ! -s "$tmp/o" ] || fail "count * period above INT64_MAX: exit $st"
+grep -q 'samples of 1000 ns, is above' "$tmp/err" || fail "count * period: message"
+
 # write errors are exit 2, and leave no file behind
 if [ -w /dev/full ]; then
 	kp-pprof "$T/inline-labels.kp" > /dev/full 2> "$tmp/err"; st=$?
@@ -130,7 +151,7 @@ awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++)
 	printf "!\n 0x%x : f%d [kernel]\n 0x%x : g%d [kernel]\n\t%d\n", i * 16 + 4096, i, i * 64 + 1048576, int(rand() * 1e6), i + 1 }' > "$tmp/big.kp"
 kp-pprof "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
 st=${PIPESTATUS[0]}
-[ $st -eq 2 ] || fail "closed pipe: exit $st"
+[ $st -eq 141 ] || fail "closed pipe: exit $st (want SIGPIPE, 141)"
 
 # pprof -http: its web UI (top table and flame graph) shows the functions
 if command -v python3 > /dev/null; then

@@ -1,0 +1,412 @@
+/*
+ * flame.c - the call tree of a flame graph and its layout (flame.h).
+ *
+ * Stacks are merged root first; frames merge by name, as in folded
+ * stacks: the same name in two modules is one frame (its tooltip names
+ * the first module seen).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame_int.h"
+
+/*
+ * A child is found by walking its parent's list of children when there
+ * are few of them (the list is in cache: no hash lookup, no miss), and
+ * in a table of (parent, name) -> node when there are more.
+ */
+#define SCAN_MAX 8
+
+static uint32_t
+new_node(struct kp_flame *fg, uint32_t parent, const char *name,
+	 const char *module, uint8_t kind)
+{
+	struct kp_flame_node *n;
+
+	if (fg->nnodes == fg->nodes_cap) {
+		if (fg->nodes_cap >= UINT32_MAX / 4)
+			kp_die("too many frames in the call tree");
+		fg->nodes_cap = fg->nodes_cap ? fg->nodes_cap * 2 : 4096;
+		fg->nodes = kp_xrealloc(fg->nodes,
+					fg->nodes_cap * sizeof(*fg->nodes));
+	}
+	n = &fg->nodes[fg->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->module = module;
+	n->parent = parent;
+	n->kind = kind;
+	n->depth = fg->nnodes ? fg->nodes[parent].depth + 1 : 0;
+	return (uint32_t)fg->nnodes++;
+}
+
+struct kp_flame *
+kp_flame_new(bool reverse)
+{
+	struct kp_flame *fg = kp_xcalloc(1, sizeof(*fg));
+
+	fg->reverse = reverse;
+	new_node(fg, 0, kp_intern_str("all"), NULL, K_ROOT);
+	return fg;
+}
+
+static inline uint64_t
+node_hash(uint32_t parent, const char *name)
+{
+	uint64_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)parent * 0xbf58476d1ce4e5b9ull;
+
+	return h ^ h >> 29;
+}
+
+/* ntab's slots hold node numbers (never 0: the root is nobody's child) */
+static void
+ntab_put(struct kp_flame *fg, uint32_t node)
+{
+	const struct kp_flame_node *n = &fg->nodes[node];
+	uint64_t h = node_hash(n->parent, n->name);
+	struct kp_slot *s;
+
+	kp_slots_reserve(&fg->ntab, 1u << 12);
+	s = kp_slots_free_slot(&fg->ntab, h);
+	s->hash = h;
+	s->p = (void *)(uintptr_t)node;
+	fg->ntab.n++;
+}
+
+static uint32_t
+child(struct kp_flame *fg, uint32_t parent, const char *name,
+      const char *module, uint8_t kind)
+{
+	struct kp_flame_node *nodes = fg->nodes;
+	uint32_t c, k;
+	uint64_t h;
+	size_t j, mask;
+
+	if (nodes[parent].nch <= SCAN_MAX) {
+		/* node 0, the root, is nobody's child: 0 ends the list */
+		for (c = nodes[parent].first; c; c = nodes[c].next)
+			if (nodes[c].name == name)
+				return c;
+	} else {
+		h = node_hash(parent, name);
+		mask = fg->ntab.cap - 1;
+		for (j = h & mask; fg->ntab.tab[j].p; j = (j + 1) & mask) {
+			c = (uint32_t)(uintptr_t)fg->ntab.tab[j].p;
+			if (fg->ntab.tab[j].hash == h &&
+			    nodes[c].parent == parent && nodes[c].name == name)
+				return c;
+		}
+	}
+	c = new_node(fg, parent, name, module, kind);
+	nodes = fg->nodes;
+	nodes[c].next = nodes[parent].first;
+	nodes[parent].first = c;
+	if (++nodes[parent].nch == SCAN_MAX + 1) {
+		for (k = nodes[parent].first; k; k = nodes[k].next)
+			ntab_put(fg, k);
+	} else if (nodes[parent].nch > SCAN_MAX + 1) {
+		ntab_put(fg, c);
+	}
+	return c;
+}
+
+/* frame -> (name, kind), each frame named once */
+struct fname {
+	const struct kp_frame *f;
+	const char *name;
+	uint8_t kind;
+};
+
+static uint8_t
+frame_kind(const struct kp_frame *f)
+{
+	const char *m = f->module;
+
+	if (m) {
+		if (kp_module_is_vmlinux(m))
+			return K_KERNEL;
+		return kp_module_is_kernel(m) ? K_KMOD : K_USER;
+	}
+	if ((f->flags & KP_F_ADDR) && kp_addr_is_kernel(f->addr))
+		return K_KERNEL;
+	return K_UNKNOWN;
+}
+
+static const struct fname *
+frame_name(struct kp_flame *fg, const struct kp_frame *f)
+{
+	uint64_t h = kp_hash(&f, sizeof(f));
+	struct kp_slots *t = &fg->ftab;
+	struct fname *e;
+	struct kp_slot *s;
+	size_t j, mask, len;
+
+	if (t->cap) {
+		mask = t->cap - 1;
+		for (j = h & mask; t->tab[j].p; j = (j + 1) & mask) {
+			e = t->tab[j].p;
+			if (e->f == f)
+				return e;
+		}
+	}
+	if (f->sym || !f->module) {
+		len = kp_frame_name(f, false, false, &fg->namebuf,
+				    &fg->namecap);
+	} else {
+		/* [libc.so.6], not [/usr/lib/libc.so.6]: as kp-fold and
+		 * stackcollapse-perf.pl name it (the tooltip has the path) */
+		const char *base = strrchr(f->module, '/');
+
+		base = base && base[1] ? base + 1 : f->module;
+		len = strlen(base);
+		if (fg->namecap < len + 3) {
+			fg->namecap = len + 64;
+			fg->namebuf = kp_xrealloc(fg->namebuf, fg->namecap);
+		}
+		fg->namebuf[0] = '[';
+		memcpy(fg->namebuf + 1, base, len);
+		fg->namebuf[len + 1] = ']';
+		fg->namebuf[len + 2] = '\0';
+		len += 2;
+	}
+	e = kp_pool_alloc(&fg->pool, sizeof(*e));
+	e->f = f;
+	e->name = kp_intern(fg->namebuf, len);
+	e->kind = frame_kind(f);
+	kp_slots_reserve(t, 1024);
+	s = kp_slots_free_slot(t, h);
+	s->hash = h;
+	s->p = e;
+	t->n++;
+	return e;
+}
+
+/*
+ * The path of the previous stack: inputs come in an order where
+ * neighbours share their outer frames (sorted, or as a converter met
+ * them), so most frames are found there without a hash lookup.
+ */
+int
+kp_flame_add(struct kp_flame *fg, const struct kp_stack *st, int side)
+{
+	uint32_t cur = 0;
+	size_t i, k;
+	bool same = true;
+
+	if (fg->grand[side] > UINT64_MAX - st->count)
+		return -1;
+	/* no node's count can overflow: none exceeds the total */
+	fg->grand[side] += st->count;
+	if (st->n > fg->path_cap) {
+		fg->path_cap = st->n * 2;
+		fg->path_name = kp_xrealloc(
+			fg->path_name, fg->path_cap * sizeof(*fg->path_name));
+		fg->path_node = kp_xrealloc(
+			fg->path_node, fg->path_cap * sizeof(*fg->path_node));
+	}
+	fg->nodes[0].total[side] += st->count;
+	for (k = 0; k < st->n; k++) {
+		const struct kp_frame *f;
+		const struct fname *fn;
+
+		i = fg->reverse ? k : st->n - 1 - k;
+		f = st->frames[i];
+		fn = frame_name(fg, f);
+		if (same && k < fg->path_len && fg->path_name[k] == fn->name) {
+			cur = fg->path_node[k];
+		} else {
+			same = false;
+			cur = child(fg, cur, fn->name, f->module, fn->kind);
+			fg->path_name[k] = fn->name;
+			fg->path_node[k] = cur;
+		}
+		fg->nodes[cur].total[side] += st->count;
+	}
+	fg->path_len = st->n;
+	fg->nodes[cur].self[side] += st->count;
+	return 0;
+}
+
+uint64_t
+kp_flame_total(const struct kp_flame *fg, int side)
+{
+	return fg->grand[side];
+}
+
+static int
+cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	return strcmp(a, b);
+}
+
+/* qsort has no context argument: the nodes being sorted */
+static const struct kp_flame_node *sort_nodes;
+
+static int
+cmp_kid(const void *a, const void *b)
+{
+	const struct kp_flame_node *x = &sort_nodes[*(const uint32_t *)a];
+	const struct kp_flame_node *y = &sort_nodes[*(const uint32_t *)b];
+
+	return cmp_str(x->name, y->name);
+}
+
+/* The children of each node, sorted by name: deterministic order. */
+static void
+build_children(struct kp_flame *fg)
+{
+	struct kp_flame_node *nodes = fg->nodes;
+	size_t i, nn = fg->nnodes;
+	uint32_t *fill;
+
+	fg->kidv = kp_xcalloc(nn, sizeof(*fg->kidv));
+	for (i = 1; i < nn; i++)
+		nodes[nodes[i].parent].nkids++;
+	fill = kp_xcalloc(nn, sizeof(*fill));
+	for (i = 0, fill[0] = 0; i < nn; i++) {
+		nodes[i].kids = i ? nodes[i - 1].kids + nodes[i - 1].nkids : 0;
+		fill[i] = nodes[i].kids;
+	}
+	for (i = 1; i < nn; i++)
+		fg->kidv[fill[nodes[i].parent]++] = (uint32_t)i;
+	free(fill);
+	sort_nodes = nodes;
+	for (i = 0; i < nn; i++)
+		if (nodes[i].nkids > 1)
+			qsort(fg->kidv + nodes[i].kids, nodes[i].nkids,
+			      sizeof(*fg->kidv), cmp_kid);
+}
+
+static void
+box_add(struct kp_flame *fg, uint64_t off, uint64_t width, uint32_t node,
+	uint32_t depth, uint32_t nmerged)
+{
+	if (fg->nboxes == fg->boxes_cap) {
+		fg->boxes_cap = fg->boxes_cap ? fg->boxes_cap * 2 : 4096;
+		fg->boxes = kp_xrealloc(fg->boxes,
+					fg->boxes_cap * sizeof(*fg->boxes));
+	}
+	fg->boxes[fg->nboxes++] =
+		(struct kp_flame_box){ off, width, node, depth, nmerged };
+	if (depth > fg->maxdepth)
+		fg->maxdepth = depth;
+}
+
+/*
+ * Preorder walk from the root.  Children sit left to right from their
+ * parent's left edge (the parent's own samples are the gap on the
+ * right).  A child narrower than the minimum width is not drawn, and
+ * neither is anything above it; a run of two or more such neighbours
+ * that together reach the minimum becomes one merged box.
+ */
+static void
+layout(struct kp_flame *fg, double scale, double minpx)
+{
+	struct walk {
+		uint32_t node;
+		uint64_t off;
+	} *stk;
+	size_t sp = 0, scap = 1024;
+	uint32_t i;
+
+	stk = kp_xmalloc(scap * sizeof(*stk));
+	stk[sp++] = (struct walk){ 0, 0 };
+	while (sp) {
+		struct walk w = stk[--sp];
+		struct kp_flame_node *n = &fg->nodes[w.node];
+		uint64_t off = w.off, run_off = 0, run_w = 0;
+		uint32_t run_n = 0, nwide = 0;
+		size_t base;
+
+		box_add(fg, w.off, n->total[1], w.node, n->depth, 0);
+		base = sp;
+		for (i = 0; i <= n->nkids; i++) {
+			struct kp_flame_node *c =
+				i < n->nkids ? &fg->nodes[fg->kidv[n->kids + i]]
+					     : NULL;
+			bool narrow = c && (double)c->total[1] * scale < minpx;
+
+			if (c && c->total[1] == 0)
+				continue;
+			if (narrow) {
+				if (!run_n)
+					run_off = off;
+				run_n++;
+				run_w += c->total[1];
+				off += c->total[1];
+				continue;
+			}
+			if (run_n >= 2 && (double)run_w * scale >= minpx &&
+			    run_w)
+				box_add(fg, run_off, run_w, UINT32_MAX,
+					n->depth + 1, run_n);
+			run_n = 0;
+			run_w = 0;
+			if (!c)
+				break;
+			if (sp == scap) {
+				scap *= 2;
+				stk = kp_xrealloc(stk, scap * sizeof(*stk));
+			}
+			stk[sp++] = (struct walk){ fg->kidv[n->kids + i], off };
+			off += c->total[1];
+			nwide++;
+		}
+		/* visit the children left to right */
+		for (i = 0; i < nwide / 2; i++) {
+			struct walk t = stk[base + i];
+
+			stk[base + i] = stk[sp - 1 - i];
+			stk[sp - 1 - i] = t;
+		}
+	}
+	free(stk);
+}
+
+double
+kp_flame_share(const struct kp_flame *fg, const struct kp_flame_node *n, int side)
+{
+	return fg->grand[side]
+		       ? (double)n->total[side] / (double)fg->grand[side]
+		       : 0;
+}
+
+void
+kp_flame_layout(struct kp_flame *fg, double scale, double minpx)
+{
+	size_t i;
+
+	build_children(fg);
+	for (i = 0; i < fg->nnodes; i++) {
+		const struct kp_flame_node *n = &fg->nodes[i];
+		double d = fabs(kp_flame_share(fg, n, 1) - kp_flame_share(fg, n, 0));
+
+		if (n->total[1] && d > fg->maxdelta)
+			fg->maxdelta = d;
+	}
+	if (fg->grand[1])
+		layout(fg, scale, minpx);
+}
+
+void
+kp_flame_free(struct kp_flame *fg)
+{
+	if (!fg)
+		return;
+	free(fg->nodes);
+	free(fg->kidv);
+	kp_slots_free(&fg->ntab);
+	kp_slots_free(&fg->ftab);
+	kp_pool_free(&fg->pool);
+	free(fg->namebuf);
+	free(fg->path_name);
+	free(fg->path_node);
+	free(fg->boxes);
+	free(fg);
+}
