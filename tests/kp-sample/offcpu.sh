@@ -27,6 +27,20 @@ kp-sample --off-cpu --state -- sh -c 'sleep 0.3; sleep 0.3; sleep 0.4' > "$T/s" 
 ns=$(kp-fold "$T/s" | awk '/^\[S\];.*do_nanosleep(;| )/ { s += $NF } END { print s + 0 }')
 [ "$ns" -ge 850000000 ] && [ "$ns" -le 1150000000 ] || fail "--state: [S] ... do_nanosleep: $ns ns"
 
+# -p: a process that sleeps 50 ms at a time, for 1 s: its waits are
+# its sleep children's do_nanosleep (children start after -p: inherited)
+# and its own do_wait, each at most the second it was watched
+sh -c 'while :; do sleep 0.05; done' &
+target=$!
+(sleep 1.5; kill $target) &
+sleep 0.2
+kp-sample --off-cpu -p $target -d 1 > "$T/p" 2> "$T/err" || fail "--off-cpu -p: exit $?: $(cat "$T/err")"
+ns=$(kp-fold "$T/p" | awk '/(^|;)do_nanosleep(;| )/ { s += $NF } END { printf "%.0f", s }')
+w=$(kp-fold "$T/p" | awk '/(^|;)do_wait(;| )/ { s += $NF } END { printf "%.0f", s }')
+echo "-p: do_nanosleep $ns ns, do_wait $w ns"
+[ "$ns" -ge 500000000 ] && [ "$ns" -le 1100000000 ] || fail "--off-cpu -p: do_nanosleep $ns ns in 1 s"
+[ "$w" -ge 500000000 ] && [ "$w" -le 1100000000 ] || fail "--off-cpu -p: do_wait $w ns in 1 s"
+
 kp-sample --off-cpu -a -d 0.5 > "$T/a" 2> "$T/err" || fail "--off-cpu -a: exit $?: $(cat "$T/err")"
 # sums past 2^31 ns: printed whole
 t=$(awk '/^\t[0-9]+$/ { s += $1 } END { printf "%.0f", s }' "$T/a")
