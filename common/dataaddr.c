@@ -151,7 +151,7 @@ kp_dataaddr_frames(struct kp_procs *ps, const struct kp_numa *nm,
 
 	if (!p->maps_known && s->pid != 0 && s->pid != (uint32_t)-1)
 		kp_procs_scan(ps, s->pid, KP_PROCS_MAPS);
-	m = kp_proc_map(p, s->addr);
+	m = kp_procs_map(ps, s->pid, s->addr); /* or the program before exec */
 	out[n++] = kp_frame_make(0, 0,
 				 kp_dataaddr_map_name(m ? m->path : NULL,
 						      s->addr),
