@@ -142,6 +142,14 @@ int
 kp_chains_add(struct kp_chains *c, const struct kp_perfev_sample *s,
 	      uint64_t count)
 {
+	return kp_chains_add_outer(c, s, count, NULL, 0);
+}
+
+int
+kp_chains_add_outer(struct kp_chains *c, const struct kp_perfev_sample *s,
+		    uint64_t count, const struct kp_frame *const *outer,
+		    size_t nouter)
+{
 	bool user = c->flags & KP_CHAINS_USER;
 	struct kp_proc *pr = NULL;
 	uint64_t a, i, ctx, nr = s->nr;
@@ -179,6 +187,8 @@ kp_chains_add(struct kp_chains *c, const struct kp_perfev_sample *s,
 	}
 	if (c->flags & (KP_CHAINS_COMM | KP_CHAINS_PID))
 		push(c, &n, comm_frame(c, pr));
+	while (nouter > 0)
+		push(c, &n, outer[--nouter]);
 	return kp_agg_add(c->raw, c->stack, n, count);
 }
 

@@ -47,6 +47,14 @@ int kp_chains_add(struct kp_chains *c, const struct kp_perfev_sample *s,
 		  uint64_t count);
 
 /*
+ * The same with named frames outside it (kp-sample --data's mapping,
+ * --off-cpu's task state): outer[0] outermost, after the process name.
+ */
+int kp_chains_add_outer(struct kp_chains *c, const struct kp_perfev_sample *s,
+			uint64_t count, const struct kp_frame *const *outer,
+			size_t nouter);
+
+/*
  * The stacks with their frames named by r, the most frequent first: a
  * new aggregate the caller frees (kp_agg_free).  Exits 2 if two stacks
  * that name the same frames add up past 2^64.

@@ -8,6 +8,8 @@
 
 #include "dataaddr.h"
 #include "kp.h"
+#include "perfev.h"
+#include "procs.h"
 
 const char *
 kp_dataaddr_map_name(const char *path, uint64_t addr)
@@ -134,4 +136,29 @@ kp_numa_node_name(int node)
 
 	snprintf(buf, sizeof(buf), "[node%d]", node);
 	return kp_intern_str(buf);
+}
+
+size_t
+kp_dataaddr_frames(struct kp_procs *ps, const struct kp_numa *nm,
+		   const struct kp_perfev_sample *s,
+		   const struct kp_frame *out[3])
+{
+	struct kp_proc *p = kp_procs_get(ps, s->pid);
+	const struct kp_map *m;
+	const char *page;
+	size_t n = 0;
+	int node;
+
+	if (!p->maps_known && s->pid != 0 && s->pid != (uint32_t)-1)
+		kp_procs_scan(ps, s->pid, KP_PROCS_MAPS);
+	m = kp_procs_map(ps, s->pid, s->addr); /* or the program before exec */
+	out[n++] = kp_frame_make(0, 0,
+				 kp_dataaddr_map_name(m ? m->path : NULL,
+						      s->addr),
+				 NULL);
+	if ((page = kp_dataaddr_page_name(s->data_page_size)) != NULL)
+		out[n++] = kp_frame_make(0, 0, page, NULL);
+	if ((node = kp_numa_node(nm, s->phys_addr)) >= 0)
+		out[n++] = kp_frame_make(0, 0, kp_numa_node_name(node), NULL);
+	return n;
 }

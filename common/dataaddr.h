@@ -47,4 +47,19 @@ int kp_numa_node(const struct kp_numa *nm, uint64_t phys);
 /* "[node1]", interned. */
 const char *kp_numa_node_name(int node);
 
+/*
+ * The outer frames of a sample that carries a data address
+ * (PERF_SAMPLE_ADDR, and PHYS_ADDR, DATA_PAGE_SIZE where asked), its
+ * mapping looked up in ps (which keeps data mappings:
+ * kp_procs_keep_data) at the time of the sample: out[0] the mapping,
+ * then the page size and the NUMA node where the kernel reported them.
+ * Returns how many (1 to 3).
+ */
+struct kp_procs;
+struct kp_perfev_sample;
+struct kp_frame;
+size_t kp_dataaddr_frames(struct kp_procs *ps, const struct kp_numa *nm,
+			  const struct kp_perfev_sample *s,
+			  const struct kp_frame *out[3]);
+
 #endif /* KP_DATAADDR_H */

@@ -312,7 +312,8 @@ const char *kp_meta_line(size_t i); /* "# key: value", no newline */
 bool kp_event_period_is_ns(const char *event);
 /*
  * What the counts are, for every filter: with "# weight: period" on a
- * clock event (kp_event_period_is_ns) they are nanoseconds.
+ * clock event (kp_event_period_is_ns) they are nanoseconds, and with
+ * "# weight: off-cpu-ns" (kp-sample --off-cpu).
  */
 bool kp_meta_counts_ns(void);
 /* With "# weight: samples" on a clock event and a fixed "# period: N":

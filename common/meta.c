@@ -136,7 +136,8 @@ kp_meta_counts_ns(void)
 {
 	const char *w = kp_meta_get("weight");
 
-	return w && strcmp(w, "period") == 0 && clock_event();
+	return w && ((strcmp(w, "period") == 0 && clock_event()) ||
+		     strcmp(w, "off-cpu-ns") == 0);
 }
 
 uint64_t

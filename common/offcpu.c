@@ -5,6 +5,7 @@
 
 #include "events.h"
 #include "kp.h"
+#include "perfev.h"
 #include "offcpu.h"
 
 /* A fed event, kept until its horizon. */
@@ -78,7 +79,7 @@ push(struct kp_offcpu *o, uint64_t time, uint32_t tid)
 
 void
 kp_offcpu_out(struct kp_offcpu *o, uint64_t time, uint32_t pid, uint32_t tid,
-	      char state, const uint64_t *ips, size_t n)
+	      char state, const void *ips, size_t n)
 {
 	struct ev *e = push(o, time, tid);
 
@@ -88,8 +89,8 @@ kp_offcpu_out(struct kp_offcpu *o, uint64_t time, uint32_t pid, uint32_t tid,
 	e->state = state;
 	e->n = n;
 	if (n) {
-		e->ips = kp_xmalloc(n * sizeof(*ips));
-		memcpy(e->ips, ips, n * sizeof(*ips));
+		e->ips = kp_xmalloc(n * sizeof(*e->ips));
+		memcpy(e->ips, ips, n * sizeof(*e->ips));
 	}
 }
 
@@ -288,4 +289,36 @@ kp_sched_switch_decode(const struct kp_sched_switch *l, const void *raw,
 		*prev_state = s32;
 	}
 	return 0;
+}
+
+int
+kp_offcpu_sched_switch(struct kp_offcpu *o, const struct kp_sched_switch *l,
+		       const struct kp_perfev_sample *s, bool next_in)
+{
+	uint32_t prev, next;
+	uint64_t state;
+
+	if (kp_sched_switch_decode(l, s->raw, s->raw_size, &prev, &state,
+				   &next) < 0)
+		return -1;
+	kp_offcpu_out(o, s->time, s->pid, prev, kp_offcpu_state(state),
+		      s->ips, (size_t)s->nr);
+	if (next_in && next != 0)
+		kp_offcpu_in(o, s->time, next);
+	return 0;
+}
+
+bool
+kp_offcpu_switch_record(struct kp_offcpu *o,
+			const struct perf_event_header *h,
+			uint64_t sample_type)
+{
+	struct kp_perfev_sample s;
+
+	if (h->type != PERF_RECORD_SWITCH)
+		return false;
+	if (!(h->misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+	    kp_perfev_sample_id(h, sample_type, &s) == 0)
+		kp_offcpu_in(o, s.time, s.tid);
+	return true;
 }

@@ -30,6 +30,7 @@
 #ifndef KP_OFFCPU_H
 #define KP_OFFCPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,7 +61,7 @@ void kp_offcpu_free(struct kp_offcpu *o);
 
 /* Task tid of process pid left the CPU at time (ns) with ips[0..n). */
 void kp_offcpu_out(struct kp_offcpu *o, uint64_t time, uint32_t pid,
-		   uint32_t tid, char state, const uint64_t *ips, size_t n);
+		   uint32_t tid, char state, const void *ips, size_t n);
 /* Task tid ran again at time. */
 void kp_offcpu_in(struct kp_offcpu *o, uint64_t time, uint32_t tid);
 /*
@@ -103,5 +104,24 @@ int kp_sched_switch_layout(struct kp_sched_switch *l, char *err,
 int kp_sched_switch_decode(const struct kp_sched_switch *l, const void *raw,
 			   size_t len, uint32_t *prev_pid,
 			   uint64_t *prev_state, uint32_t *next_pid);
+
+/*
+ * From perf_event_open records (kp-sample): a sched:sched_switch
+ * sample (TID, TIME, CALLCHAIN, RAW) is prev's switch-out with its
+ * callchain and, if next, next's switch-in (0, the idle task, left
+ * out; following tasks, next is none of them: their switch-ins are
+ * PERF_RECORD_SWITCH records);
+ * -1 if its RAW data does not fit the layout.  A PERF_RECORD_SWITCH
+ * (attr.context_switch, sample_id_all with TID and TIME) that is not
+ * a switch-out is its task's switch-in: true if h was one.
+ */
+struct kp_perfev_sample;
+struct perf_event_header;
+int kp_offcpu_sched_switch(struct kp_offcpu *o,
+			   const struct kp_sched_switch *l,
+			   const struct kp_perfev_sample *s, bool next);
+bool kp_offcpu_switch_record(struct kp_offcpu *o,
+			     const struct perf_event_header *h,
+			     uint64_t sample_type);
 
 #endif /* KP_OFFCPU_H */

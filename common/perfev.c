@@ -1,4 +1,4 @@
-/* perfev.c - perf_event_open(2): event names, CPUs, the mmap ring */
+/* perfev.c - perf_event_open(2): events on CPUs or tasks, CPUs, the mmap ring */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,61 +15,6 @@
 #include "kp.h"
 #include "perfev.h"
 #include "procs.h"
-
-const struct kp_perfev_name kp_perfev_names[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_EMULATION_FAULTS },
-	{ NULL, 0, 0 },
-};
-
-int
-kp_perfev_lookup(const char *name, uint32_t *type, uint64_t *config)
-{
-	const struct kp_perfev_name *e;
-
-	for (e = kp_perfev_names; e->name; e++)
-		if (strcmp(e->name, name) == 0) {
-			*type = e->type;
-			*config = e->config;
-			return 0;
-		}
-	/* "r1a8": a raw PMU event, as perf(1) spells it */
-	if (name[0] == 'r' && name[1] &&
-	    kp_parse_u64(name + 1, strlen(name + 1), 16, config) == 0) {
-		*type = PERF_TYPE_RAW;
-		return 0;
-	}
-	return -1;
-}
 
 void
 kp_perfev_attr_init(struct perf_event_attr *attr, uint32_t type,
@@ -243,6 +188,15 @@ walk(struct kp_perfev_ring *r, kp_perfev_fn fn, void *arg, bool release)
 	size_t n = 0;
 
 	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	/* a drain after a scan stops where the scan stopped: records
+	 * written since go to the next scan, not past it unseen */
+	if (release && r->scanned) {
+		head = r->scanned_head;
+		r->scanned = false;
+	} else if (!release) {
+		r->scanned_head = head;
+		r->scanned = true;
+	}
 	tail = r->meta->data_tail;
 	while (tail < head) {
 		off = tail & mask;
@@ -358,7 +312,8 @@ open_failed(const struct kp_perfev_set *s, int err, int cpu, pid_t pid)
 		kp_die("event '%s' is not supported here (%s%s); try "
 		       "-e cpu-clock",
 		       s->name, strerror(err),
-		       t == PERF_TYPE_HARDWARE || t == PERF_TYPE_RAW
+		       t == PERF_TYPE_HARDWARE || t == PERF_TYPE_RAW ||
+			       t == PERF_TYPE_HW_CACHE
 			       ? ": no hardware PMU?"
 			       : "");
 	case EINVAL:
@@ -402,10 +357,30 @@ set_open_one(struct kp_perfev_set *s, pid_t pid, int cpu)
 static void
 set_add(struct kp_perfev_set *s, int fd, int cpu, bool own_ring)
 {
+	struct kp_perfev_set *l = s->leader;
+	size_t i;
+
 	s->fds = kp_xrealloc(s->fds, (s->nfds + 1) * sizeof(*s->fds));
+	s->ids = kp_xrealloc(s->ids, (s->nfds + 1) * sizeof(*s->ids));
+	s->ids[s->nfds] = 0;
+	if ((s->attr.sample_type & PERF_SAMPLE_IDENTIFIER) &&
+	    ioctl(fd, PERF_EVENT_IOC_ID, &s->ids[s->nfds]) < 0)
+		kp_die("PERF_EVENT_IOC_ID (cpu %d):", cpu);
 	s->fds[s->nfds++] = fd;
+	if (l && own_ring) {
+		/* into the leader's ring of this CPU */
+		for (i = 0; i < l->nrings && l->ring_cpus[i] != cpu; i++)
+			;
+		if (i == l->nrings ||
+		    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, l->pfds[i].fd) < 0)
+			kp_die("PERF_EVENT_IOC_SET_OUTPUT (cpu %d):", cpu);
+		own_ring = false;
+	}
 	if (!own_ring)
 		return;
+	s->ring_cpus = kp_xrealloc(s->ring_cpus,
+				   (s->nrings + 1) * sizeof(*s->ring_cpus));
+	s->ring_cpus[s->nrings] = cpu;
 	s->rings = kp_xrealloc(s->rings, (s->nrings + 1) * sizeof(*s->rings));
 	s->pfds = kp_xrealloc(s->pfds, (s->nrings + 1) * sizeof(*s->pfds));
 	if (kp_perfev_ring_map(&s->rings[s->nrings], fd, s->pages) < 0) {
@@ -480,7 +455,7 @@ kp_perfev_set_open_tasks(struct kp_perfev_set *s, const pid_t *tids,
 			}
 			if (t == 0) {
 				first[i] = fd;
-				set_add(s, fd, cpus[i], true);
+				set_add(s, fd, cpus[i], true); /* or the leader's */
 				continue;
 			}
 			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, first[i]) < 0)
@@ -499,6 +474,8 @@ kp_perfev_set_enable(struct kp_perfev_set *s, bool on)
 	for (i = 0; i < s->nfds; i++)
 		ioctl(s->fds[i],
 		      on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	if (s->next)
+		kp_perfev_set_enable(s->next, on);
 }
 
 int
@@ -520,15 +497,73 @@ kp_perfev_set_poll(struct kp_perfev_set *s, double seconds,
 	return 0;
 }
 
+/* Side-band records of all rings, copied, to be taken in time order. */
+struct side {
+	uint64_t time, seq;
+	struct perf_event_header *h;
+};
+struct sides {
+	struct side *v;
+	size_t n, cap;
+	uint64_t sample_type;
+};
+
+static void
+side_keep(const struct perf_event_header *h, void *arg)
+{
+	struct sides *ss = arg;
+	struct kp_perfev_sample id;
+
+	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
+	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP &&
+	    h->type != PERF_RECORD_MMAP2)
+		return;
+	if (ss->n == ss->cap) {
+		ss->cap = ss->cap ? 2 * ss->cap : 256;
+		ss->v = kp_xrealloc(ss->v, ss->cap * sizeof(*ss->v));
+	}
+	kp_perfev_sample_id(h, ss->sample_type, &id);
+	ss->v[ss->n].time = id.time;
+	ss->v[ss->n].seq = ss->n;
+	ss->v[ss->n].h = kp_xmalloc(h->size);
+	memcpy(ss->v[ss->n].h, h, h->size);
+	ss->n++;
+}
+
+static int
+side_cmp(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 void
 kp_perfev_set_read(struct kp_perfev_set *s, kp_perfev_fn sideband,
 		   kp_perfev_fn fn, void *arg)
 {
+	struct sides ss = { NULL, 0, 0, s->attr.sample_type };
 	size_t i;
 
-	if (sideband)
+	if (sideband && s->attr.sample_id_all &&
+	    (s->attr.sample_type & PERF_SAMPLE_TIME)) {
+		/* in time order: an exec read on one CPU's ring after the
+		 * mmaps that followed it on another's would empty them */
+		for (i = 0; i < s->nrings; i++)
+			kp_perfev_ring_scan(&s->rings[i], side_keep, &ss);
+		if (ss.n)
+			qsort(ss.v, ss.n, sizeof(*ss.v), side_cmp);
+		for (i = 0; i < ss.n; i++) {
+			sideband(ss.v[i].h, arg);
+			free(ss.v[i].h);
+		}
+		free(ss.v);
+	} else if (sideband) {
 		for (i = 0; i < s->nrings; i++)
 			kp_perfev_ring_scan(&s->rings[i], sideband, arg);
+	}
 	for (i = 0; i < s->nrings; i++)
 		kp_perfev_ring_drain(&s->rings[i], fn, arg);
 }
@@ -556,9 +591,13 @@ kp_perfev_set_close(struct kp_perfev_set *s)
 	free(s->rings);
 	free(s->pfds);
 	free(s->fds);
+	free(s->ids);
+	free(s->ring_cpus);
 	s->rings = NULL;
 	s->pfds = NULL;
 	s->fds = NULL;
+	s->ids = NULL;
+	s->ring_cpus = NULL;
 	s->nrings = s->nfds = 0;
 }
 
@@ -575,23 +614,117 @@ kp_perfev_raise_nofile(void)
 
 /* ---- records ---- */
 
+/* A cursor over a record's bytes: each read checks what is left. */
+struct cur {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t
+cur_u64(struct cur *c)
+{
+	uint64_t v = 0;
+
+	if (c->end - c->p < 8)
+		c->bad = true;
+	else
+		memcpy(&v, c->p, 8);
+	c->p += c->bad ? 0 : 8;
+	return v;
+}
+
+/* TID and TIME, where sample_type has them: in a sample and a trailer */
+static void
+cur_tid_time(struct cur *c, uint64_t type, struct kp_perfev_sample *s)
+{
+	uint64_t v;
+
+	if (type & PERF_SAMPLE_TID) {
+		v = cur_u64(c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		s->time = cur_u64(c);
+}
+
+int
+kp_perfev_sample_parse_as(const struct perf_event_header *h,
+			  uint64_t type, struct kp_perfev_sample *s)
+{
+	struct cur c = { (const unsigned char *)(h + 1),
+			 (const unsigned char *)h + h->size, false };
+	uint32_t size;
+
+	memset(s, 0, sizeof(*s));
+	s->mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (h->size < sizeof(*h) || (type & ~(uint64_t)KP_PERFEV_SAMPLE_KNOWN))
+		return -1;
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		s->id = cur_u64(&c);
+	if (type & PERF_SAMPLE_IP)
+		s->ip = cur_u64(&c);
+	cur_tid_time(&c, type, s);
+	if (type & PERF_SAMPLE_ADDR)
+		s->addr = cur_u64(&c);
+	if (type & PERF_SAMPLE_CPU)
+		s->cpu = (uint32_t)cur_u64(&c);
+	if (type & PERF_SAMPLE_PERIOD)
+		s->period = cur_u64(&c);
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		s->nr = cur_u64(&c);
+		s->ips = c.p;
+		if (c.bad || s->nr > (uint64_t)(c.end - c.p) / 8)
+			return -1;
+		c.p += 8 * s->nr;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		/* u32 size, the data, padding to 8 bytes with the size */
+		if (c.end - c.p < 4)
+			return -1;
+		memcpy(&size, c.p, 4);
+		if (size > (uint64_t)(c.end - c.p) - 4)
+			return -1;
+		s->raw = c.p + 4;
+		s->raw_size = size;
+		c.p += (4 + (uint64_t)size + 7) & ~7ull;
+		if (c.p > c.end)
+			return -1;
+	}
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		s->phys_addr = cur_u64(&c);
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		s->data_page_size = cur_u64(&c);
+	return c.bad ? -1 : 0;
+}
+
 int
 kp_perfev_sample_parse(const struct perf_event_header *h,
 		       struct kp_perfev_sample *s)
 {
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
+	return kp_perfev_sample_parse_as(h, KP_PERFEV_SAMPLE_BASIC, s);
+}
 
-	if (h->size < sizeof(*h) || end - p < 24)
+int
+kp_perfev_sample_id(const struct perf_event_header *h, uint64_t type,
+		    struct kp_perfev_sample *s)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME,     PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	struct cur c;
+	size_t i, n = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		n += (type & bits[i]) ? 8 : 0;
+	if (h->size < sizeof(*h) + n)
 		return -1;
-	memcpy(&s->ip, p, 8);
-	memcpy(&s->pid, p + 8, 4);
-	memcpy(&s->tid, p + 12, 4);
-	memcpy(&s->nr, p + 16, 8);
-	s->ips = p + 24;
-	s->mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (s->nr > (uint64_t)(end - s->ips) / 8)
-		return -1;
+	c.end = (const unsigned char *)h + h->size;
+	c.p = c.end - n;
+	c.bad = false;
+	cur_tid_time(&c, type, s);
 	return 0;
 }
 
@@ -645,11 +778,12 @@ kp_perfev_feed_procs(struct kp_procs *ps, const struct perf_event_header *h)
 		if (strnlen(name, (size_t)(end - name)) == (size_t)(end - name))
 			return true; /* no NUL: not a record we understand */
 		if (h->type == PERF_RECORD_MMAP) {
-			if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+			if ((h->misc & PERF_RECORD_MISC_MMAP_DATA) &&
+			    !kp_procs_keeps_data(ps))
 				return true;
 		} else {
 			memcpy(&prot, p + 56, 4);
-			if (!(prot & PROT_EXEC))
+			if (!(prot & PROT_EXEC) && !kp_procs_keeps_data(ps))
 				return true;
 			idlen = (unsigned char)p[32];
 			if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&

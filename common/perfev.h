@@ -1,6 +1,6 @@
 /*
- * perfev.h - perf_event_open(2) for kp-sample: event names, opening an
- * event, and reading its mmap ring buffer.
+ * perfev.h - perf_event_open(2) for kp-sample: opening an event (its
+ * name: events.h), and reading its mmap ring buffer.
  *
  *	struct perf_event_attr attr;
  *	struct kp_perfev_ring ring;
@@ -33,27 +33,6 @@
 #include <sys/types.h>
 
 #include <linux/perf_event.h>
-
-/* A named event: "cpu-clock", "cycles", ... */
-struct kp_perfev_name {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-/*
- * Look up an event by name (perf's generic names and aliases:
- * cycles|cpu-cycles, instructions, cache-references, cache-misses,
- * branches|branch-instructions, branch-misses, bus-cycles,
- * ref-cycles, stalled-cycles-frontend, stalled-cycles-backend,
- * cpu-clock, task-clock, page-faults|faults, context-switches|cs,
- * cpu-migrations|migrations, minor-faults, major-faults,
- * alignment-faults, emulation-faults), or a raw PMU event "rHEX".
- * Returns 0, or -1 if the name is unknown.
- */
-int kp_perfev_lookup(const char *name, uint32_t *type, uint64_t *config);
-/* The table behind kp_perfev_lookup, ending with a NULL name. */
-extern const struct kp_perfev_name kp_perfev_names[];
 
 /* Zero *attr and set its size, type and config. */
 void kp_perfev_attr_init(struct perf_event_attr *attr, uint32_t type,
@@ -91,6 +70,8 @@ struct kp_perfev_ring {
 	unsigned char *copy;               /* a wrapped record, linearized */
 	size_t copy_cap;
 	uint64_t bad;                      /* corrupt headers met */
+	uint64_t scanned_head; /* where the last scan stopped, if scanned */
+	bool scanned;
 };
 
 /*
@@ -119,7 +100,7 @@ size_t kp_perfev_ring_drain(struct kp_perfev_ring *r, kp_perfev_fn fn,
 			    void *arg);
 /*
  * The same walk without releasing anything: the records stay for the
- * next kp_perfev_ring_drain().  (kp-sample reads the side-band records,
+ * next kp_perfev_ring_drain(), which then stops where the scan did.  (kp-sample reads the side-band records,
  * COMM, FORK, MMAP2, of every CPU before the samples they name.)
  */
 size_t kp_perfev_ring_scan(struct kp_perfev_ring *r, kp_perfev_fn fn,
@@ -150,6 +131,17 @@ struct kp_perfev_set {
 	struct kp_perfev_ring *rings;
 	struct pollfd *pfds;
 	size_t nrings;
+	/*
+	 * Several events (kp-sample -e A -e B): each its own set; a set
+	 * whose leader is given (before opening, on the same CPUs) writes
+	 * into the leader's rings (PERF_EVENT_IOC_SET_OUTPUT), and is
+	 * enabled and disabled with it.  With PERF_SAMPLE_IDENTIFIER in
+	 * sample_type, ids[i] is fds[i]'s id (PERF_EVENT_IOC_ID), which
+	 * its samples carry.
+	 */
+	struct kp_perfev_set *leader, *next;
+	uint64_t *ids;
+	int *ring_cpus; /* the CPU of each ring */
 };
 
 /* The event on each of cpus[0..n), every task. */
@@ -176,7 +168,9 @@ int kp_perfev_set_poll(struct kp_perfev_set *s, double seconds,
 /*
  * Read every ring: if sideband is given, first the side-band records of
  * all rings (kp_perfev_ring_scan: a process that moved to another CPU
- * after its exec has its new name there), then every record with fn.
+ * after its exec has its new name there), in time order where the
+ * event has sample_id_all and PERF_SAMPLE_TIME (COMM, FORK, EXIT, MMAP,
+ * MMAP2 only), then every record with fn.
  */
 void kp_perfev_set_read(struct kp_perfev_set *s, kp_perfev_fn sideband,
 			kp_perfev_fn fn, void *arg);
@@ -208,15 +202,25 @@ void kp_perfev_raise_nofile(void);
 /* ---- records ---- */
 
 /*
- * A PERF_RECORD_SAMPLE of sample_type PERF_SAMPLE_IP | PERF_SAMPLE_TID |
- * PERF_SAMPLE_CALLCHAIN:
+ * A PERF_RECORD_SAMPLE, its fields in the order perf_event_open(2)
+ * gives them for the sample_type bits kp-sample asks for:
  *
  *	struct perf_event_header header;
- *	u64 ip;
- *	u32 pid, tid;
- *	u64 nr;
+ *	u64 id;			IDENTIFIER
+ *	u64 ip;			IP
+ *	u32 pid, tid;		TID
+ *	u64 time;		TIME
+ *	u64 addr;		ADDR
+ *	u32 cpu, res;		CPU
+ *	u64 period;		PERIOD
+ *	u64 nr;			CALLCHAIN
  *	u64 ips[nr];	PERF_CONTEXT_KERNEL, kernel frames leaf first,
  *			then PERF_CONTEXT_USER and user frames
+ *	u32 size; char data[size];	RAW (a tracepoint's fields)
+ *	u64 phys_addr;		PHYS_ADDR
+ *	u64 data_page_size;	DATA_PAGE_SIZE
+ *
+ * Fields not asked for are 0.
  */
 struct kp_perfev_sample {
 	uint64_t ip;
@@ -224,10 +228,35 @@ struct kp_perfev_sample {
 	uint64_t nr;
 	const unsigned char *ips; /* nr u64s, any alignment */
 	unsigned mode; /* PERF_RECORD_MISC_KERNEL, _USER, ... */
+	uint64_t id, time, addr, period, phys_addr, data_page_size;
+	uint32_t cpu;
+	const unsigned char *raw; /* raw_size bytes, any alignment */
+	uint32_t raw_size;
 };
-/* Decode a sample; -1 if the record is too short for what it says. */
+/* The sample_type kp_perfev_sample_parse reads. */
+#define KP_PERFEV_SAMPLE_BASIC \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN)
+/* The bits kp_perfev_sample_parse_as knows. */
+#define KP_PERFEV_SAMPLE_KNOWN                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |         \
+	 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |      \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE)
+/* Decode a sample of KP_PERFEV_SAMPLE_BASIC; -1 if the record is too
+ * short for what it says. */
 int kp_perfev_sample_parse(const struct perf_event_header *h,
 			   struct kp_perfev_sample *s);
+/* The same for a sample_type of the bits in KP_PERFEV_SAMPLE_KNOWN. */
+int kp_perfev_sample_parse_as(const struct perf_event_header *h,
+			      uint64_t sample_type,
+			      struct kp_perfev_sample *s);
+/*
+ * The fields sample_id_all appends to a non-sample record (TID, TIME,
+ * ID, STREAM_ID, CPU, IDENTIFIER of sample_type, at its end): pid, tid
+ * and time into *s (the rest 0).  -1 if the record is too short.
+ */
+int kp_perfev_sample_id(const struct perf_event_header *h,
+			uint64_t sample_type, struct kp_perfev_sample *s);
 static inline uint64_t
 kp_perfev_sample_ip(const struct kp_perfev_sample *s, uint64_t i)
 {

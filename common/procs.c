@@ -17,6 +17,7 @@ struct kp_procs {
 	struct kp_slots cur; /* pid -> its current struct kp_proc */
 	struct kp_proc **all; /* every one made, for kp_procs_at */
 	size_t nall;
+	bool data; /* keep data mappings too (kp-sample --data) */
 };
 
 struct kp_procs *
@@ -275,7 +276,7 @@ scan_comm(struct kp_proc *p)
  *	7ffd5b5f1000-7ffd5b5f3000 r-xp 00000000 00:00 0          [vdso]
  */
 static void
-scan_maps(struct kp_proc *p)
+scan_maps(struct kp_proc *p, bool data)
 {
 	char path[64], *line = NULL, perms[8], *name;
 	unsigned long long start, end, pgoff;
@@ -295,7 +296,7 @@ scan_maps(struct kp_proc *p)
 		pos = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end,
 			   perms, &pgoff, &pos) != 4 ||
-		    pos == 0 || perms[2] != 'x')
+		    pos == 0 || (perms[2] != 'x' && !data))
 			continue;
 		name = line + pos;
 		while (*name == ' ')
@@ -314,7 +315,7 @@ kp_procs_scan(struct kp_procs *ps, uint32_t pid, unsigned what)
 	if (what & KP_PROCS_COMM)
 		scan_comm(p);
 	if ((what & KP_PROCS_MAPS) && !p->maps_known && pid != 0)
-		scan_maps(p);
+		scan_maps(p, ps->data);
 }
 
 void
@@ -334,4 +335,16 @@ kp_procs_scan_all(struct kp_procs *ps, unsigned what)
 			kp_procs_scan(ps, (uint32_t)v, what);
 	}
 	closedir(dir);
+}
+
+void
+kp_procs_keep_data(struct kp_procs *ps)
+{
+	ps->data = true;
+}
+
+bool
+kp_procs_keeps_data(const struct kp_procs *ps)
+{
+	return ps->data;
 }

@@ -91,6 +91,14 @@ void kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start,
 		   uint64_t len, uint64_t pgoff, const char *path,
 		   const char *build_id);
 
+/*
+ * Keep data mappings too (kp-sample --data, which names the mapping a
+ * data address falls in): /proc/PID/maps' every line, and MMAP2
+ * records without PROT_EXEC (attr.mmap_data) fed to kp_procs_mmap.
+ */
+void kp_procs_keep_data(struct kp_procs *ps);
+bool kp_procs_keeps_data(const struct kp_procs *ps);
+
 /* kp_procs_scan what. */
 enum {
 	KP_PROCS_COMM = 1 << 0, /* /proc/PID/comm */

@@ -37,15 +37,21 @@
 #include "perfev.h"
 #include "procs.h"
 #include "resolve.h"
+#include "samplemode.h"
+#include "events.h"
 
 #define DEFAULT_FREQ 997
 #define DEFAULT_PAGES 128
+#define OFFCPU_PAGES 512 /* a switch a few microseconds, each a callchain */
 #define STOP_GRACE 2.0 /* seconds a command has to end on SIGTERM */
 
 /* ---- options ---- */
 
 static bool opt_all, opt_user, opt_comm, opt_pid;
-static const char *opt_cpus, *opt_pids, *opt_event, *opt_output,
+static unsigned opt_modes; /* --data, --off-cpu, --state */
+static const char *opt_events[16];
+static size_t opt_nevents;
+static const char *opt_cpus, *opt_pids, *opt_output,
 	*opt_archive;
 static uint64_t opt_freq = DEFAULT_FREQ, opt_period;
 static double opt_duration;
@@ -56,9 +62,10 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"usage: kp-sample [-h] [-a | -C cpus | -p pid[,pid...]] [-d seconds]\n"
-		"                 [-F hz | -c period] [-e event] [-m pages] [-o file]\n"
+		"                 [-F hz | -c period] [-e event]... [-m pages] [-o file]\n"
 		"                 [--user] [--comm | --pid] [--archive dir]\n"
-		"                 [command [arg ...]]\n"
+		"                 [--data | --off-cpu [--state]] [command [arg ...]]\n"
+		"       kp-sample --list\n"
 		"Sample kernel callchains with perf_event_open(2) and write the\n"
 		"aggregated profile as kp when sampling ends: when the command\n"
 		"exits, after -d seconds, or on SIGINT/SIGTERM.\n"
@@ -72,12 +79,16 @@ usage(FILE *fp, int status)
 		"                     on a second signal to kp-sample)\n"
 		"  -F, --freq HZ      samples per second per CPU (default %d)\n"
 		"  -c, --period N     one sample every N events instead\n"
-		"  -e, --event EV     cycles (default; cpu-clock where there is no\n"
-		"                     hardware PMU), cpu-clock, task-clock,\n"
-		"                     instructions, cache-misses, page-faults, ...\n"
-		"                     or rHEX for a raw PMU event\n"
+		"  -e, --event EV     any event perf accepts: cycles (default;\n"
+		"                     cpu-clock where there is no hardware PMU),\n"
+		"                     cpu-clock, page-faults, dTLB-load-misses, ...,\n"
+		"                     a tracepoint sched:sched_switch, a PMU's\n"
+		"                     cpu/event=0x3c,umask=0/, rHEX; :u :k ...;\n"
+		"                     several -e: each its own profile under\n"
+		"                     [EVENT], the outermost frame\n"
+		"      --list         list the events this machine offers\n"
 		"  -m, --mmap-pages N ring buffer data pages per CPU, a power of\n"
-		"                     two (default %d)\n"
+		"                     two (default %d, %d with --off-cpu)\n"
 		"  -o, --output FILE  write kp to FILE instead of standard output\n"
 		"      --user         add user-space frames (default: a sample in\n"
 		"                     user mode counts under one [user] frame)\n"
@@ -85,16 +96,24 @@ usage(FILE *fp, int status)
 		"      --pid          the same with its pid: name-pid\n"
 		"      --archive DIR  save what offline symbolization needs (kallsyms,\n"
 		"                     modules, their section addresses, build-id)\n"
+		"      --data         the data address's mapping ([heap], [anon],\n"
+		"                     [stack], a file), page size and NUMA node\n"
+		"                     as outer frames (page-faults, mem-loads, ...)\n"
+		"      --off-cpu      weigh each stack a task leaves the CPU with\n"
+		"                     by the nanoseconds until it runs again\n"
+		"      --state        with --off-cpu: the task state ([S], [D],\n"
+		"                     [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help         show this help\n"
 		"Needs root, or kernel.perf_event_paranoid low enough for the scope.\n"
 		"Exit: 0 ok, 2 fatal (nothing written as complete), 64 usage.\n",
-		STOP_GRACE, DEFAULT_FREQ, DEFAULT_PAGES);
+		STOP_GRACE, DEFAULT_FREQ, DEFAULT_PAGES, OFFCPU_PAGES);
 	exit(status);
 }
 
 /* ---- state ---- */
 
-static struct kp_perfev_set ev;
+static struct kp_perfev_set *sets; /* one per event; sets[0] reads */
+static size_t nsets;
 static int *cpus;
 static size_t ncpus;
 static pid_t *pids; /* -p */
@@ -103,7 +122,7 @@ static struct kp_command cmd;
 static struct kp_procs *procs; /* with --user, --comm, --pid */
 static struct kp_chains *chains;
 static struct kp_resolver *res;
-static uint64_t nsamples, nlost, nthrottled, nbad;
+static struct kp_samplemode *mode;
 static volatile sig_atomic_t got_stop, got_child;
 
 /* ---- records ---- */
@@ -116,24 +135,12 @@ on_sideband(const struct perf_event_header *h, void *arg)
 }
 
 static void
-on_record(const struct perf_event_header *h, void *arg)
-{
-	struct kp_perfev_sample s;
-
-	(void)arg;
-	if (h->type != PERF_RECORD_SAMPLE)
-		kp_perfev_count_loss(h, &nlost, &nthrottled);
-	else if (kp_perfev_sample_parse(h, &s) < 0)
-		nbad++;
-	else if (kp_chains_add(chains, &s, 1) == 0)
-		nsamples++;
-}
-
-static void
 read_rings(void *arg)
 {
 	(void)arg;
-	kp_perfev_set_read(&ev, procs ? on_sideband : NULL, on_record, NULL);
+	kp_perfev_set_read(&sets[0], procs ? on_sideband : NULL,
+			   kp_samplemode_record, mode);
+	kp_samplemode_round(mode);
 }
 
 /* ---- the end ---- */
@@ -147,14 +154,7 @@ set_metadata(double duration, char **argv)
 	uint64_t a;
 
 	kp_meta_set("tool", "kp-sample");
-	kp_meta_set("event", "%s%s", ev.name,
-		    ev.fell_back ? " (cycles not supported: no hardware PMU)"
-				 : "");
-	if (opt_period)
-		kp_meta_set("period", "%" PRIu64, opt_period);
-	else
-		kp_meta_set("frequency", "%" PRIu64, opt_freq);
-	kp_meta_set("weight", "samples");
+	kp_samplemode_meta(mode);
 	kp_meta_set("duration", "%.3f s", duration);
 	kp_perfev_cpus_format(cpus, ncpus, buf, sizeof(buf));
 	kp_meta_set("cpus", "%s", buf);
@@ -170,9 +170,6 @@ set_metadata(double duration, char **argv)
 		if (buf[0])
 			kp_meta_set("command-status", "%s", buf);
 	}
-	kp_meta_set("samples", "%" PRIu64, nsamples);
-	kp_meta_set("lost", "%" PRIu64, nlost);
-	kp_meta_set("throttled", "%" PRIu64, nthrottled);
 	if (uname(&un) == 0)
 		kp_meta_set("kernel", "%s", un.release);
 	if ((bid = kp_kernel_build_id()) != NULL) {
@@ -216,37 +213,27 @@ done(void *arg)
 	       pids_gone();
 }
 
-/* The event, as the options ask for it. */
+/* An event on the CPUs (-a, -C), the command, or -p's processes. */
 static void
-event_setup(void)
+open_set(struct kp_perfev_set *s, bool command)
 {
-	uint32_t type;
-	uint64_t config;
+	size_t i, k;
+	pid_t *tids;
 
-	ev.name = opt_event ? opt_event : "cycles";
-	if (kp_perfev_lookup(ev.name, &type, &config) < 0)
-		kp_usage_error("-e: unknown event '%s' (try cycles, "
-			       "cpu-clock, task-clock, instructions, "
-			       "page-faults, or rHEX)",
-			       ev.name);
-	kp_perfev_attr_init(&ev.attr, type, config);
-	ev.may_fall_back = !opt_event;
-	ev.pages = opt_pages;
-	if (opt_period) {
-		ev.attr.sample_period = opt_period;
-	} else {
-		ev.attr.freq = 1;
-		ev.attr.sample_freq = opt_freq;
+	if (opt_all || opt_cpus) {
+		kp_perfev_set_open_cpus(s, cpus, ncpus);
+		return;
 	}
-	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			      PERF_SAMPLE_CALLCHAIN;
-	ev.attr.disabled = 1;
-	ev.attr.exclude_callchain_user = !opt_user;
-	ev.attr.watermark = 1;
-	ev.attr.wakeup_watermark =
-		(uint32_t)(opt_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	ev.attr.comm = ev.attr.comm_exec = ev.attr.task = procs != NULL;
-	ev.attr.mmap = ev.attr.mmap2 = opt_user;
+	s->attr.inherit = 1;
+	s->attr.enable_on_exec = command;
+	if (command)
+		kp_perfev_set_open_tasks(s, &cmd.pid, 1, cpus, ncpus);
+	for (i = 0; i < npids; i++) {
+		if (!(tids = kp_perfev_threads(pids[i], &k)))
+			kp_die("-p %d: no such process", (int)pids[i]);
+		kp_perfev_set_open_tasks(s, tids, k, cpus, ncpus);
+		free(tids);
+	}
 }
 
 /* -o FILE: say now, not after sampling, that it cannot be written. */
@@ -270,7 +257,8 @@ check_output(const char *path)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_USER = 256, OPT_COMM, OPT_PID, OPT_ARCHIVE };
+	enum { OPT_USER = 256, OPT_COMM, OPT_PID, OPT_ARCHIVE, OPT_LIST,
+	       OPT_DATA, OPT_OFFCPU, OPT_STATE };
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "period", required_argument, NULL, 'c' },
@@ -286,6 +274,10 @@ main(int argc, char **argv)
 		{ "comm", no_argument, NULL, OPT_COMM },
 		{ "pid", no_argument, NULL, OPT_PID },
 		{ "archive", required_argument, NULL, OPT_ARCHIVE },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "data", no_argument, NULL, OPT_DATA },
+		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "state", no_argument, NULL, OPT_STATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
@@ -293,13 +285,13 @@ main(int argc, char **argv)
 	struct kp_perfev_run run = { 0 };
 	struct sigaction sa;
 	sigset_t block;
-	bool freq_given = false;
+	bool freq_given = false, pages_given = false;
 	char **cmdv = NULL;
 	struct kp_agg *agg;
 	double took;
 	FILE *out;
 	int ch, status;
-	size_t i, k;
+	size_t i;
 
 	kp_init(argv);
 	/* '+': options end at the command, as in "kp-sample ls -l" */
@@ -323,7 +315,9 @@ main(int argc, char **argv)
 				kp_usage_error("-d: the duration must be > 0");
 			break;
 		case 'e':
-			opt_event = optarg;
+			if (opt_nevents == 16)
+				kp_usage_error("-e: at most 16 events");
+			opt_events[opt_nevents++] = optarg;
 			break;
 		case 'F':
 			opt_freq = kp_arg_u64("-F", optarg);
@@ -336,6 +330,7 @@ main(int argc, char **argv)
 			break;
 		case 'm':
 			opt_pages = (size_t)kp_arg_u64("-m", optarg);
+			pages_given = true;
 			if (opt_pages == 0 || (opt_pages & (opt_pages - 1)) ||
 			    opt_pages > (1u << 20))
 				kp_usage_error("-m: '%s' is not a power of two "
@@ -360,6 +355,18 @@ main(int argc, char **argv)
 		case OPT_ARCHIVE:
 			opt_archive = optarg;
 			break;
+		case OPT_LIST:
+			kp_events_list(stdout);
+			return kp_output_finish(stdout, NULL);
+		case OPT_DATA:
+			opt_modes |= KP_SM_DATA;
+			break;
+		case OPT_OFFCPU:
+			opt_modes |= KP_SM_OFFCPU;
+			break;
+		case OPT_STATE:
+			opt_modes |= KP_SM_STATE;
+			break;
 		default:
 			usage(stderr, KP_EXIT_USAGE);
 		}
@@ -378,9 +385,36 @@ main(int argc, char **argv)
 			       "command");
 	if (opt_pids && !(pids = kp_perfev_pids_parse(opt_pids, &npids)))
 		kp_usage_error("-p: not a pid list: '%s'", opt_pids);
-	if (opt_user || opt_comm || opt_pid)
+	if ((opt_modes & KP_SM_OFFCPU) && (opt_nevents || freq_given ||
+					   opt_period || (opt_modes & KP_SM_DATA)))
+		kp_usage_error("--off-cpu samples sched:sched_switch: it "
+			       "excludes -e, -F, -c and --data");
+	if ((opt_modes & KP_SM_OFFCPU) && !pages_given)
+		opt_pages = OFFCPU_PAGES;
+	if ((opt_modes & KP_SM_STATE) && !(opt_modes & KP_SM_OFFCPU))
+		kp_usage_error("--state goes with --off-cpu");
+	if (opt_user || opt_comm || opt_pid || (opt_modes & KP_SM_DATA))
 		procs = kp_procs_new();
-	event_setup();
+	chains = kp_chains_new(procs, (opt_user ? KP_CHAINS_USER : 0) |
+					      (opt_comm ? KP_CHAINS_COMM : 0) |
+					      (opt_pid ? KP_CHAINS_PID : 0));
+	mode = kp_samplemode_new(
+		&(struct kp_samplemode_opts){
+			.modes = opt_modes,
+			.events = opt_events,
+			.nevents = opt_nevents,
+			.freq = opt_freq,
+			.freq_given = freq_given,
+			.period = opt_period,
+			.pages = opt_pages,
+			.user = opt_user,
+			.tasks = !opt_all && !opt_cpus,
+		},
+		procs, chains);
+	nsets = kp_samplemode_nevents(mode);
+	sets = kp_xcalloc(nsets, sizeof(*sets));
+	for (i = 0; i < nsets; i++)
+		kp_samplemode_event(mode, i, &sets[i]);
 	if (opt_cpus)
 		cpus = kp_perfev_cpus_arg(opt_cpus, &ncpus);
 	else if (!(cpus = kp_perfev_cpus_online(&ncpus)))
@@ -388,9 +422,6 @@ main(int argc, char **argv)
 	if (opt_output && strcmp(opt_output, "-") != 0)
 		check_output(opt_output);
 
-	chains = kp_chains_new(procs, (opt_user ? KP_CHAINS_USER : 0) |
-					      (opt_comm ? KP_CHAINS_COMM : 0) |
-					      (opt_pid ? KP_CHAINS_PID : 0));
 	kp_perfev_raise_nofile();
 
 	/* signals: blocked but while waiting in ppoll */
@@ -420,22 +451,8 @@ main(int argc, char **argv)
 		kp_procs_comm(procs, (uint32_t)cmd.pid, (uint32_t)cmd.pid,
 			      base, strnlen(base, 15), false);
 	}
-	if (opt_all || opt_cpus) {
-		kp_perfev_set_open_cpus(&ev, cpus, ncpus);
-	} else if (cmdv) {
-		ev.attr.inherit = ev.attr.enable_on_exec = 1;
-		kp_perfev_set_open_tasks(&ev, &cmd.pid, 1, cpus, ncpus);
-	} else {
-		ev.attr.inherit = 1;
-		for (i = 0; i < npids; i++) {
-			pid_t *tids = kp_perfev_threads(pids[i], &k);
-
-			if (!tids)
-				kp_die("-p %d: no such process", (int)pids[i]);
-			kp_perfev_set_open_tasks(&ev, tids, k, cpus, ncpus);
-			free(tids);
-		}
-	}
+	for (i = 0; i < nsets; i++)
+		open_set(&sets[i], cmdv != NULL);
 
 	/*
 	 * The events are open (disabled), so permission errors came first.
@@ -452,36 +469,28 @@ main(int argc, char **argv)
 	run.stop = &got_stop;
 	run.done = done;
 	run.read = read_rings;
-	run.samples = &nsamples;
-	run.lost = &nlost;
+	run.samples = kp_samplemode_samples(mode);
+	run.lost = kp_samplemode_lost(mode);
 	run.duration = opt_duration;
 	if (!cmdv || opt_all || opt_cpus)
-		kp_perfev_set_enable(&ev, true);
+		kp_perfev_set_enable(&sets[0], true); /* and the others */
 	if (cmdv)
 		kp_command_start(&cmd); /* per-task events: enable_on_exec */
-	took = kp_perfev_set_run(&ev, &run);
+	took = kp_perfev_set_run(&sets[0], &run);
 	if (cmdv)
 		kp_command_stop(&cmd, STOP_GRACE);
-	nbad += kp_perfev_set_bad(&ev);
-	if (nlost)
-		kp_warn("%" PRIu64 " samples lost (ring buffer full): use "
-			"-m to give it more pages, or a lower -F",
-			nlost);
-	if (nthrottled)
-		kp_warn("the kernel throttled sampling %" PRIu64 " time%s (its "
-			"interrupts took too long): use a lower -F",
-			nthrottled, nthrottled == 1 ? "" : "s");
-	if (nbad)
-		kp_warn("%" PRIu64 " malformed records skipped", nbad);
-
+	kp_samplemode_finish(mode);
 	set_metadata(took, cmdv);
 	agg = kp_chains_resolve(chains, res);
 	out = kp_output_open(opt_output);
 	kp_write_agg(out, agg);
 	status = kp_output_finish(out, opt_output);
-	kp_perfev_set_close(&ev);
+	for (i = 0; i < nsets; i++)
+		kp_perfev_set_close(&sets[i]);
+	free(sets);
 	kp_agg_free(agg);
 	kp_chains_free(chains);
+	kp_samplemode_free(mode);
 	kp_procs_free(procs);
 	kp_resolver_free(res);
 	free(cpus);

@@ -154,6 +154,8 @@ test_named(void)
 	CHECK(ev.kind == KP_EVENT_RAW);
 	CHECK(is("rC0", PERF_TYPE_RAW, 0xc0));
 	CHECK(bad("rxyz", "unknown event 'rxyz'"));
+	CHECK(bad("rzz", "unknown event 'rzz'"));
+	CHECK(bad("cpu_clock", "unknown event 'cpu_clock'"));
 	CHECK(bad("r", "unknown event 'r'"));
 	CHECK(bad("r10000000000000000", "unknown event"));
 	CHECK(bad("Cycles", "unknown event 'Cycles' (kp-sample --list"));
