@@ -287,7 +287,9 @@ kp_flame_write_svg(FILE *out, struct kp_flame *fg,
 		double w = (double)b->width * scale;
 		double y = o->inverted ? ypad1 + b->depth * fh
 					: H - ypad2 - (b->depth + 1) * fh;
-		size_t nch = (size_t)floor((w - 6) / (FONTSIZE * FONTWIDTH));
+		size_t nch = w > 6 ? (size_t)floor((w - 6) /
+						(FONTSIZE * FONTWIDTH))
+				   : 0;
 		char merged[48];
 		const char *name;
 

@@ -80,6 +80,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *mem;
 	int fd;
 
+	kp_refuse_foreign = false; /* any bytes: read on */
+
 	if (size < 1)
 		return 0;
 	diff = data[0] & 4;
