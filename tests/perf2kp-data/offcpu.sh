@@ -7,12 +7,6 @@
 # in state S with --state; "# weight: off-cpu-ns".  A capture without
 # sched_switch is refused (exit 2) with how to record one.
 . "$KP_TOP/tests/perf2kp-data/setup.bash"
-fail=0
-want() { # what, expected, got
-	if [ "$2" = "$3" ]; then echo "ok: $1"
-	else echo "FAIL: $1: expected '$2', got '$3'"; fail=1; fi
-}
-meta() { sed -n "s/^# $1: //p" "$2"; }
 near1s() { # what, ns: 1.0 s +-15%
 	if [ "$2" -ge 850000000 ] && [ "$2" -le 1150000000 ]; then echo "ok: $1: $2 ns"
 	else echo "FAIL: $1: $2 ns, not 1.0 s +-15%"; fail=1; fi
