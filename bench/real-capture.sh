@@ -64,7 +64,7 @@ if command -v inferno-collapse-perf > /dev/null; then
 	peer=1
 else
 	echo "inferno-collapse-perf: not on PATH, its rows left out" \
-		"(install: cargo install inferno)"
+		"(install: MIRROR_ROOT=DIR bash bench/setup.sh)"
 	peer=0
 fi
 row "perf2kp | kp-fold" sh -c '"$0/perf2kp" "$1" | "$0/kp-fold"' "$bin" "$txt"

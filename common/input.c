@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include "input.h"
 
 #define KP_INPUT_BUF (1u << 20)
 #define KP_MAX_LINE (256u << 20)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp.h"
+#include "meta.h"
 
 static char **lines;
 static size_t nlines, caplines;

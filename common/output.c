@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include "output.h"
 
 static char *tmp_path;   /* the temporary file, while it is there */
 static char *final_path; /* what it becomes (a link's target resolved) */

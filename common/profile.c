@@ -363,18 +363,6 @@ kp_profile_pct(const struct kp_profile *p, uint64_t n)
 	return p->total ? 100.0 * (double)n / (double)p->total : 0.0;
 }
 
-uint32_t
-kp_profile_lookup(const struct kp_profile *p, const char *name,
-		  const char *module)
-{
-	size_t j = ptr_hash(name, module) & (p->kcap - 1);
-
-	for (; p->ktab[j].name; j = (j + 1) & (p->kcap - 1))
-		if (p->ktab[j].name == name && p->ktab[j].module == module)
-			return p->ktab[j].key;
-	return KP_KEY_NONE;
-}
-
 size_t
 kp_profile_find(const struct kp_profile *p, const char *name,
 		const char *module, uint32_t *ids, size_t max)

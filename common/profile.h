@@ -115,9 +115,6 @@ uint64_t kp_profile_total(const struct kp_profile *p);
 /* 100 * n / total, 0 when the total is 0. */
 double kp_profile_pct(const struct kp_profile *p, uint64_t n);
 
-/* The id of the key (name, module), both interned, or KP_KEY_NONE. */
-uint32_t kp_profile_lookup(const struct kp_profile *p, const char *name,
-			   const char *module);
 /*
  * The ids of the keys called name (with module, if not NULL), in id
  * order: fills ids[0..max) and returns how many there are in all.

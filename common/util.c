@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kp.h"
+#include "util.h"
 
 const char *kp_progname = "kp";
 bool kp_quiet;

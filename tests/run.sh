@@ -5,6 +5,8 @@
 #            <case>.args (options), <case>.err (expected stderr, naming the
 #            input "<stdin>") and <case>.status (expected exit status,
 #            default 0).  Each case runs twice: file argument and stdin.
+#            Instead of <case>.in, <case>.from may name a fixture that
+#            many cases share (a path below tests/, e.g. fixtures/grep.kp).
 #   scripts  tests/<dir>/*.sh: exit 0 pass, 77 skip, anything else fail.
 #            They get KP_BIN (the programs), KP_TOP (the source tree),
 #            KP_BUILD and KP_CORPUS (../shared/corpus, may be absent).
@@ -46,15 +48,16 @@ skipped() { skip=$((skip + 1)); echo "SKIP $1${2:+: $2}"; }
 golden_run() {
 	local prog=$1 case=$2 how=$4 name
 	name="$prog/$(basename "$case") ($how)"
-	local args=() want_status=0 status
+	local args=() want_status=0 status input="$case.in"
+	[ -f "$case.from" ] && input="$KP_TOP/tests/$(cat "$case.from")"
 	[ -f "$case.args" ] && read -r -a args < "$case.args"
 	[ -f "$case.status" ] && want_status=$(cat "$case.status")
 	if [ "$how" = file ]; then
-		"$KP_BIN/$prog" "${args[@]}" "$case.in" > "$tmp/out" 2> "$tmp/err.raw"
+		"$KP_BIN/$prog" "${args[@]}" "$input" > "$tmp/out" 2> "$tmp/err.raw"
 		status=$?
-		sed "s|$case.in|<stdin>|g" "$tmp/err.raw" > "$tmp/err"
+		sed "s|$input|<stdin>|g" "$tmp/err.raw" > "$tmp/err"
 	else
-		"$KP_BIN/$prog" "${args[@]}" < "$case.in" > "$tmp/out" 2> "$tmp/err"
+		"$KP_BIN/$prog" "${args[@]}" < "$input" > "$tmp/out" 2> "$tmp/err"
 		status=$?
 	fi
 	if [ -n "${KP_BLESS:-}" ] && [ "$how" = stdin ]; then
@@ -80,9 +83,9 @@ golden_run() {
 # golden cases
 for dir in "$KP_TOP"/tests/*/; do
 	prog=$(basename "$dir")
-	for in in "$dir"*.in; do
+	for in in "$dir"*.in "$dir"*.from; do
 		[ -e "$in" ] || continue
-		case=${in%.in}
+		case=${in%.*}
 		selected "$prog/$(basename "$case")" || continue
 		if [ ! -x "$KP_BIN/$prog" ]; then
 			skipped "$prog/$(basename "$case")" "no program $prog"

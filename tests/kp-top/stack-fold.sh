@@ -2,7 +2,7 @@
 # kp-top --by stack writes kp that other filters read: piped into kp-fold
 # and kp-inclusive, the heaviest stacks come through whole.
 set -euo pipefail
-in="$KP_TOP/tests/kp-top/basic.in"
+in="$KP_TOP/tests/fixtures/analysis.kp"
 got=$(kp-top --by stack -n 2 "$in" | kp-fold)
 want='top;leaf_a 3
 top;mid;mid;leaf_a 4'

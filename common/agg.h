@@ -1,0 +1,74 @@
+/*
+ * agg.h - stack aggregation (agg.c).
+ * Part of common/kp.h, which includes every such header; the
+ * conventions are kp.h's.
+ */
+#ifndef KP_AGG_H
+#define KP_AGG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "input.h"
+#include "frame.h"
+
+struct kp_agg;
+
+struct kp_agg *kp_agg_new(void);
+/*
+ * Add count samples of the stack frames[0..n) (leaf first).  Identical
+ * stacks merge and their counts add.  Returns 0, or -1 if the sum would
+ * overflow 64 bits (nothing is added then).
+ */
+int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
+	       size_t n, uint64_t count);
+/*
+ * kp_agg_add for converters that read their own formats.  On overflow
+ * the record is not added and the total is past 2^64 (it holds this
+ * sum): the caller ends with kp_agg_check_total after the input.
+ */
+void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
+			const struct kp_frame *const *frames, size_t n,
+			uint64_t count);
+/*
+ * kp_agg_add_or_skip, returning the stack's entry (NULL if skipped): a
+ * handle that stays valid, so that a caller which knows the same stack
+ * comes again (a converter's cached block) adds to it with
+ * kp_agg_add_again, without hashing the frames.
+ */
+struct kp_stack *kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
+				  const struct kp_frame *const *frames,
+				  size_t n, uint64_t count);
+/* Add count to an entry of agg's; on overflow, as above. */
+void kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
+		      struct kp_stack *st, uint64_t count);
+/* Distinct stacks, in order of first appearance. */
+size_t kp_agg_len(const struct kp_agg *agg);
+const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);
+/* Sum of all counts (saturating at UINT64_MAX; see kp_agg_total_ok). */
+uint64_t kp_agg_total(const struct kp_agg *agg);
+bool kp_agg_total_ok(const struct kp_agg *agg);
+/*
+ * The rule of kp(5) for totals: past 2^64 (a sum of identical stacks
+ * included) is fatal, "prog: NAME: the total count overflows 64 bits",
+ * exit 2, before anything is written.  NAME "-" is "<stdin>".
+ */
+void kp_agg_check_total(const struct kp_agg *agg, const char *name);
+/* Sort the stacks (qsort comparator on const struct kp_stack *const *). */
+void kp_agg_sort(struct kp_agg *agg,
+		 int (*cmp)(const void *, const void *));
+/* Read a whole kp input into agg (convenience for analysis filters). */
+void kp_agg_read(struct kp_agg *agg, const char *path);
+/*
+ * A new agg holding the files' records (no file: standard input); a
+ * total over 64 bits is fatal (kp_agg_check_total), naming the input
+ * that took it over.  kp_agg_read_summed is the same.
+ */
+struct kp_agg *kp_agg_read_files(int nfiles, char **files);
+struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
+void kp_agg_free(struct kp_agg *agg);
+
+#endif /* KP_AGG_H */

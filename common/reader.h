@@ -1,0 +1,38 @@
+/*
+ * reader.h - the kp reader (reader.c).
+ * Part of common/kp.h, which includes every such header; the
+ * conventions are kp.h's.
+ */
+#ifndef KP_READER_H
+#define KP_READER_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "input.h"
+#include "frame.h"
+#include "meta.h"
+
+struct kp_reader;
+
+/* Open a kp (or SystemTap) stream; "-" is stdin.  Cannot open: exit 2. */
+struct kp_reader *kp_reader_open(const char *path);
+/*
+ * kp_reader_open ends the program when the input is what a converter
+ * reads, not kp (perf.data, perf script text, folded stacks: kp(5)),
+ * unless this is false (the fuzz targets, which feed it any bytes).
+ */
+extern bool kp_refuse_foreign;
+/*
+ * The next record, or NULL at the end of the input.  The stack and its
+ * frame array are valid until the next call.  Metadata lines go to
+ * kp_meta_*; malformed records are skipped with kp_input_skip.
+ */
+const struct kp_stack *kp_reader_next(struct kp_reader *rd);
+struct kp_input *kp_reader_input(struct kp_reader *rd);
+void kp_reader_close(struct kp_reader *rd);
+
+#endif /* KP_READER_H */

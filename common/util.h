@@ -1,0 +1,124 @@
+/*
+ * util.h - program name, messages, memory, exit statuses (util.c).
+ * Part of common/kp.h, which includes every such header; the
+ * conventions are kp.h's.
+ */
+#ifndef KP_UTIL_H
+#define KP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, shared by every filter (man/kp.5, EXIT STATUS). */
+#define KP_EXIT_OK 0      /* success */
+#define KP_EXIT_SKIPPED 1 /* output written, but input lines were skipped */
+#define KP_EXIT_FATAL 2   /* cannot open, read, write, out of memory */
+#define KP_EXIT_USAGE 64  /* bad command line */
+
+extern const char *kp_progname;
+/* When set, warnings and skipped-line messages are not printed (fuzzing). */
+extern bool kp_quiet;
+
+/*
+ * Set kp_progname from argv[0], restore the default SIGPIPE action (so
+ * that "kp-fold | head -1" ends quietly) and give stdout a large buffer.
+ */
+void kp_init(char **argv);
+
+/* "prog: msg" on stderr; a format ending in ':' appends strerror(errno). */
+void kp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, then exit(KP_EXIT_FATAL). */
+_Noreturn void kp_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* "prog: msg", a hint to run "prog -h", exit(KP_EXIT_USAGE). */
+_Noreturn void kp_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+void *kp_xmalloc(size_t n);
+void *kp_xcalloc(size_t n, size_t size);
+void *kp_xrealloc(void *p, size_t n);
+char *kp_xstrdup(const char *s);
+char *kp_xstrndup(const char *s, size_t n);
+
+/*
+ * An open-addressing table of (hash, pointer) slots: linear probing, a
+ * power-of-two size, at most half full.  Its owner probes it with its
+ * own key comparison, from slot hash & (cap - 1) on to an empty slot
+ * (p NULL).  Zero-initialise it before use.
+ */
+struct kp_slot {
+	uint64_t hash;
+	void *p;
+};
+struct kp_slots {
+	struct kp_slot *tab;
+	size_t cap, n;
+};
+/*
+ * Room for one more entry: the table doubles (from `first` slots, a
+ * power of two) once it is half full, so slot pointers taken before
+ * this call are stale.
+ */
+void kp_slots_grow(struct kp_slots *t, size_t first);
+static inline void
+kp_slots_reserve(struct kp_slots *t, size_t first)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		kp_slots_grow(t, first);
+}
+/* The empty slot where an entry of hash h goes (after kp_slots_reserve);
+ * the caller fills it and counts it in t->n. */
+struct kp_slot *kp_slots_free_slot(struct kp_slots *t, uint64_t h);
+void kp_slots_free(struct kp_slots *t);
+
+/*
+ * A pool: many small allocations of one owner (a converter's caches),
+ * carved from large chunks and freed at once.  Zero-initialise the
+ * struct before the first kp_pool_alloc.
+ */
+struct kp_pool {
+	struct kp_pool_chunk *chunks;
+	char *cur;
+	size_t left;
+};
+/* n bytes, aligned for any use; out of memory is fatal. */
+void *kp_pool_alloc(struct kp_pool *pool, size_t n);
+/* Free everything allocated from the pool; it can be used again. */
+void kp_pool_free(struct kp_pool *pool);
+
+/*
+ * Strict unsigned parse of s[0..len): base 10 or 16 (an optional 0x/0X
+ * prefix is accepted for base 16).  Returns 0 on success, -1 when the
+ * text is empty, holds another character, or overflows 64 bits (errno
+ * is ERANGE then).
+ */
+int kp_parse_u64(const char *s, size_t len, int base, uint64_t *out);
+
+/* Parse a command-line number (for -n, -d ...); usage error if bad. */
+uint64_t kp_arg_u64(const char *opt, const char *arg);
+double kp_arg_double(const char *opt, const char *arg);
+
+/* 64-bit hash of a byte string (fast, not cryptographic). */
+uint64_t kp_hash(const void *p, size_t len);
+/*
+ * A hash of a text line by its ends: the first 32 bytes, the last 16 and
+ * the length (frame lines differ in their address at the start and in
+ * their module at the end).  For caches that memcmp the whole line.
+ */
+uint64_t kp_hash_line(const char *s, size_t len);
+
+/*
+ * The number of input lines skipped so far across all inputs, and the
+ * end of a filter: flush and check stdout (a write error is reported
+ * and gives KP_EXIT_FATAL; EPIPE ends quietly), print a summary of the
+ * skipped lines, and return the exit status to pass to exit().
+ */
+extern unsigned long kp_skipped;
+int kp_finish(void);
+/* Check a stream opened for output (fflush + ferror + fclose). */
+int kp_close_output(FILE *fp, const char *name);
+
+#endif /* KP_UTIL_H */
