@@ -147,6 +147,9 @@ struct kp_pd_opts {
 	struct kp_perf_opts *perf; /* perf2kp's options, and its results */
 	const char *kallsyms;      /* the kernel's symbols (NULL: found) */
 	bool no_demangle;          /* keep C++ symbols mangled */
+	bool offcpu; /* sched:sched_switch samples: each wait's stack
+		      * weighted by its nanoseconds (common/offcpu) */
+	bool state;  /* with offcpu: the task state as the outermost frame */
 	bool keep_going; /* a malformed record ends the input with a
 			  * warning (fuzzing), not exit 2 */
 };

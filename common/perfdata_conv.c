@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conv.h"
+#include "offcpu.h"
 #include "perfdata.h"
 #include "procs.h"
 #include "resolve.h"
@@ -40,6 +41,14 @@ struct pdc {
 	struct kp_pool pool;
 	bool dwarf_said;
 	bool user_dropped; /* --kernel-only left out user frames */
+	/* --off-cpu */
+	struct kp_offcpu *off;
+	struct kp_sched_switch sw; /* its RAW layout, from tracefs */
+	bool sw_loaded;
+	int sw_ev;	 /* sched:sched_switch's index, -1 not seen yet */
+	uint64_t *words; /* a switch-out's frames, for kp_offcpu_out */
+	size_t nwords;
+	uint64_t nfed, nbad, last_time;
 	/* progress */
 	bool tty;
 	unsigned long nrec;
@@ -231,15 +240,14 @@ push_proc(struct pdc *c, const struct kp_pd_rec *r)
 				     .sym = kp_intern(t, k + n) }));
 }
 
+/* The stack of sample r in c->cv, as perf names it. */
 static void
-sample(struct pdc *c, const struct kp_pd_rec *r)
+stack(struct pdc *c, const struct kp_pd_rec *r)
 {
-	uint64_t i, ip, weight;
+	uint64_t i, ip;
 	int sp, first;
 	bool any = false;
 
-	if (r->ev < 0)
-		return;
 	if ((size_t)r->ev >= c->naggs) {
 		c->aggs = kp_xrealloc(c->aggs, ((size_t)r->ev + 1) *
 						       sizeof(*c->aggs));
@@ -293,6 +301,16 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 		push_proc(c, r);
 	if (c->cv.n == 0) /* all its frames filtered out, as perf2kp says */
 		kp_conv_push(&c->cv, kp_frame_make(0, 0, "[no stack]", NULL));
+}
+
+static void
+sample(struct pdc *c, const struct kp_pd_rec *r)
+{
+	uint64_t weight;
+
+	if (r->ev < 0)
+		return;
+	stack(c, r);
 	weight = c->po->period ? (r->has_period ? r->period : 1) : 1;
 	if (weight == 0) {
 		c->cv.n = 0;
@@ -300,6 +318,82 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 	}
 	c->cv.agg = c->aggs[r->ev];
 	kp_conv_flush(&c->cv, weight);
+}
+
+/* ---- --off-cpu: sched:sched_switch samples to waits ---- */
+
+/* A wait ended: the frames its task left with count its nanoseconds. */
+static void
+on_span(const struct kp_offcpu_span *sp, void *arg)
+{
+	struct pdc *c = arg;
+	char name[8];
+	size_t i;
+
+	c->cv.n = 0;
+	if (sp->ns == 0)
+		return;
+	for (i = 0; i < sp->n; i++)
+		kp_conv_push(&c->cv,
+			     (const struct kp_frame *)(uintptr_t)sp->ips[i]);
+	if (c->o->state) {
+		snprintf(name, sizeof(name), "[%c]", sp->state ? sp->state : '?');
+		kp_conv_push(&c->cv, kp_frame_make(0, 0, name, NULL));
+	}
+	c->cv.agg = c->aggs[c->sw_ev];
+	kp_conv_flush(&c->cv, sp->ns);
+}
+
+/*
+ * A sched:sched_switch sample: prev left the CPU with the sample's
+ * stack (named now, while its maps are those of the switch, and kept as
+ * frame pointers in kp_offcpu's words) and next ran.  Without -a the
+ * capture holds only the followed tasks' switch-outs, so a task's own
+ * next switch-out, or its EXIT, is also when it ran again.  The reader
+ * gives records in time order: every event before this one is fed.
+ */
+static void
+offcpu_sample(struct pdc *c, const struct kp_pd_rec *r)
+{
+	struct kp_pd_event *e;
+	char err[512];
+	uint32_t prev, next;
+	uint64_t state;
+	size_t i;
+
+	if (c->sw_ev < 0 && r->ev >= 0) {
+		e = kp_pd_event(c->pd, (size_t)r->ev);
+		if (e->attr.type == PERF_TYPE_TRACEPOINT &&
+		    strcmp(e->name, "sched:sched_switch") == 0)
+			c->sw_ev = r->ev;
+	}
+	if (r->ev < 0 || r->ev != c->sw_ev)
+		return;
+	if (!c->sw_loaded) {
+		if (kp_sched_switch_layout(&c->sw, err, sizeof(err)) < 0)
+			kp_die("--off-cpu: %s", err);
+		c->sw_loaded = true;
+	}
+	if (!r->raw || kp_sched_switch_decode(&c->sw, r->raw, r->raw_size,
+					      &prev, &state, &next) < 0) {
+		c->nbad++;
+		return;
+	}
+	stack(c, r);
+	if (c->cv.n > c->nwords) {
+		c->nwords = c->cv.n;
+		c->words = kp_xrealloc(c->words, c->nwords * sizeof(*c->words));
+	}
+	for (i = 0; i < c->cv.n; i++)
+		c->words[i] = (uintptr_t)c->cv.frames[i];
+	kp_offcpu_in(c->off, r->time, prev);
+	kp_offcpu_out(c->off, r->time, r->pid, prev, kp_offcpu_state(state),
+		      c->words, c->cv.n);
+	c->cv.n = 0;
+	if (next != 0)
+		kp_offcpu_in(c->off, r->time, next);
+	if (++c->nfed % 4096 == 0)
+		kp_offcpu_flush(c->off, r->time, on_span, c);
 }
 
 /* ---- the records ---- */
@@ -345,7 +439,10 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
-		sample(c, r);
+		if (c->off)
+			offcpu_sample(c, r);
+		else
+			sample(c, r);
 		break;
 	case PERF_RECORD_COMM:
 		kp_procs_comm(c->procs, r->pid, r->tid, r->comm, r->comm_len,
@@ -355,6 +452,8 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 		kp_procs_fork(c->procs, r->pid, r->ppid, r->tid, r->ptid);
 		break;
 	case PERF_RECORD_EXIT:
+		if (c->off && r->time)
+			kp_offcpu_in(c->off, r->time, r->tid);
 		kp_procs_exit(c->procs, r->pid, r->tid);
 		break;
 	case PERF_RECORD_MMAP:
@@ -506,7 +605,14 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	c.named = kp_xcalloc(NAMED, sizeof(*c.named));
 	c.tty = isatty(2) && !kp_quiet;
 	kp_conv_init(&c.cv, agg, in);
+	if (c.o->offcpu) {
+		c.off = kp_offcpu_new();
+		c.sw_ev = -1;
+		c.po->event = "sched:sched_switch";
+	}
 	while ((st = kp_pd_next(c.pd, &r)) > 0) {
+		if (r.time > c.last_time)
+			c.last_time = r.time;
 		record(&c, &r);
 		progress(&c, false);
 	}
@@ -517,7 +623,26 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		kp_warn("%s: %s", kp_input_name(in), kp_pd_error(c.pd));
 		kp_skipped++;
 	}
+	if (c.off) {
+		if (c.sw_ev < 0)
+			kp_die("%s: no sched:sched_switch samples in it, which "
+			       "--off-cpu reads: record them with 'perf record "
+			       "-e sched:sched_switch -g -a' (or '... -g "
+			       "COMMAND')", kp_input_name(in));
+		kp_offcpu_finish(c.off, c.last_time, on_span, &c);
+		kp_meta_set("off-cpu", "%llu waits, %llu still waiting at the "
+			    "end", (unsigned long long)kp_offcpu_stats(c.off)->spans,
+			    (unsigned long long)kp_offcpu_stats(c.off)->open);
+		if (c.nbad)
+			kp_warn("%s: %llu sched_switch samples without the "
+				"fields of this machine's tracefs format "
+				"skipped", kp_input_name(in),
+				(unsigned long long)c.nbad);
+		kp_skipped += c.nbad;
+	}
 	finish(&c, agg);
+	kp_offcpu_free(c.off);
+	free(c.words);
 	for (i = 0; i < c.naggs; i++)
 		kp_agg_free(c.aggs[i]);
 	free(c.aggs);

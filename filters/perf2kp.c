@@ -26,6 +26,9 @@ convert(struct kp_agg *agg, struct kp_input *in, void *arg, const char **why)
 
 	if (kp_pd_is(in))
 		return kp_perfdata_convert(agg, in, o, why);
+	if (o->offcpu)
+		kp_die("%s: --off-cpu reads a perf.data, not perf script text",
+		       kp_input_name(in));
 	return kp_perf_convert(agg, in, o->perf, why);
 }
 
@@ -37,7 +40,8 @@ usage(FILE *fp, int status)
 		"               [--kernel-only | --user-only] "
 		"[--weight samples|period]\n"
 		"               [--inline] [--raw-names] [--kallsyms FILE]\n"
-		"               [--no-demangle] [file ...]\n"
+		"               [--no-demangle] [--off-cpu [--state]] "
+		"[file ...]\n"
 		"Read a perf.data file or the text of 'perf script' and write\n"
 		"canonical kp with identical stacks merged.  With no file, or\n"
 		"'-', read standard input.\n"
@@ -61,6 +65,12 @@ usage(FILE *fp, int status)
 		"                    else /proc/kallsyms)\n"
 		"  --no-demangle     perf.data: keep C++ symbols mangled (default:\n"
 		"                    demangled as perf report shows them)\n"
+		"  --off-cpu         perf.data of sched:sched_switch with -g:\n"
+		"                    each stack a task left the CPU with,\n"
+		"                    weighted by the nanoseconds until it ran\n"
+		"                    again\n"
+		"  --state           with --off-cpu: the task state ([S], [D],\n"
+		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -81,6 +91,8 @@ main(int argc, char **argv)
 		OPT_RAW,
 		OPT_KALLSYMS,
 		OPT_NO_DEMANGLE,
+		OPT_OFFCPU,
+		OPT_STATE,
 	};
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, OPT_EVENT },
@@ -94,6 +106,8 @@ main(int argc, char **argv)
 		{ "raw-names", no_argument, NULL, OPT_RAW },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "state", no_argument, NULL, OPT_STATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -150,12 +164,23 @@ main(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			pdo.no_demangle = true;
 			break;
+		case OPT_OFFCPU:
+			pdo.offcpu = true;
+			break;
+		case OPT_STATE:
+			pdo.state = true;
+			break;
 		case 'h':
 			usage(stdout, KP_EXIT_OK);
 			break;
 		default:
 			usage(stderr, KP_EXIT_USAGE);
 		}
+	if (pdo.offcpu && (o.event || o.period))
+		kp_usage_error("--off-cpu reads sched:sched_switch weighted "
+			       "by time: not with --event or --weight");
+	if (pdo.state && !pdo.offcpu)
+		kp_usage_error("--state goes with --off-cpu");
 	argc -= optind;
 	argv += optind;
 
@@ -164,7 +189,8 @@ main(int argc, char **argv)
 	if (!kp_meta_get("source"))
 		kp_meta_set("source", "perf script");
 	agg = kp_perf_pick(&o, agg);
-	kp_meta_set("weight", "%s", o.period ? "period" : "samples");
+	kp_meta_set("weight", "%s", pdo.offcpu ? "off-cpu-ns"
+				    : o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);
 	kp_perf_opts_free(&o);

@@ -13,12 +13,6 @@
 #   file mode from a pipe refused with what to do;
 # - C++ names demangled as perf shows them, --no-demangle keeps them.
 . "$KP_TOP/tests/perf2kp-data/setup.bash"
-fail=0
-want() { # what, expected, got
-	if [ "$2" = "$3" ]; then echo "ok: $1"
-	else echo "FAIL: $1: expected '$2', got '$3'"; fail=1; fi
-}
-meta() { sed -n "s/^# $1: //p" "$2"; }
 
 perf2kp --kallsyms "$t/kallsyms" "$S/perfdata-two-events.data" > "$t/two" 2> "$t/two.err"
 want "two events: the message" \

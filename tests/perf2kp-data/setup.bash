@@ -8,3 +8,10 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 S="$KP_TOP/samples"
 xz -dc "$S/kallsyms-6.18.44-fc-v769.xz" > "$t/kallsyms"
+# want WHAT EXPECTED GOT: "ok: WHAT" or "FAIL: ..." and fail=1; meta KEY FILE
+fail=0
+want() { # what, expected, got
+	if [ "$2" = "$3" ]; then echo "ok: $1"
+	else echo "FAIL: $1: expected '$2', got '$3'"; fail=1; fi
+}
+meta() { sed -n "s/^# $1: //p" "$2"; }
