@@ -333,8 +333,11 @@ check_offset:
 	/* the old perf converter printed the address as the offset */
 	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
 	    f->off == f->addr) {
-		f->flags &= ~(uint32_t)KP_F_OFF;
+		/* and its size with it: a size without an offset is not
+		 * printed, so two frames would print as one */
+		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
 		f->off = 0;
+		f->size = 0;
 	}
 	return 0;
 }
