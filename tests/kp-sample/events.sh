@@ -60,8 +60,13 @@ u "no PMU 'nopmu' in /sys/bus/event_source/devices (this machine has: .*software
 [ -n "$tracefs" ] && u "no tracepoint 'sched:no_such' (none in $tracefs/events/sched/)" sched:no_such
 
 # modifiers: cpu-clock:k counts kernel mode only (no [user] record)
+# (user-mode loops on every CPU, and a dd that lives in the kernel beside
+# them: a quiet machine's busy loops alone leave no kernel sample)
 busy 1
+timeout 0.8 dd if=/dev/zero of=/dev/null bs=4k status=none &
+kdd=$!
 kp-sample -e cpu-clock:k -a -d 0.5 > "$T/k" 2> "$T/err" || fail "cpu-clock:k: $(cat "$T/err")"
+wait "$kdd"
 [ "$(meta "$T/k" event)" = cpu-clock:k ] || fail "cpu-clock:k: event metadata"
 ! grep -q '^ : \[user\]$' "$T/k" || fail "cpu-clock:k: user-mode samples"
 [ "$(total "$T/k")" -gt 0 ] || fail "cpu-clock:k: no samples"
@@ -81,7 +86,11 @@ cat "$T/roots"
 
 # a tracepoint: every hit (period 1), the kernel stacks it fires from
 [ -n "$tracefs" ] || skip "tracefs not mounted: mount -t tracefs nodev /sys/kernel/tracing"
+# a quiet machine switches a few dozen times a second: give it switches
+(for i in $(seq 300); do sleep 0.002; done) &
+sleeper=$!
 kp-sample -e sched:sched_switch -a -d 1 > "$T/ss" 2> "$T/err" || fail "sched:sched_switch: $(cat "$T/err")"
+wait "$sleeper"
 [ "$(meta "$T/ss" event)" = sched:sched_switch ] && [ "$(meta "$T/ss" period)" = 1 ] ||
 	fail "sched:sched_switch: metadata"
 n=$(total "$T/ss")
