@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kp.h"
 #include "symtab.h"
@@ -369,11 +370,16 @@ load_nm(struct kp_symtab *st, const char *path, bool kallsyms)
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, added = 0, nonzero = 0, n0 = st->n;
 	ssize_t len;
-	int ret = -1;
+	int ret = -1, fd;
 
-	fp = fopen(path, "r");
+	/* a regular file only: a FIFO planted as an archive's kallsyms
+	 * would hang the read */
+	fd = kp_open_regular(path, 0);
+	fp = fd < 0 ? NULL : fdopen(fd, "r");
 	if (!fp) {
-		kp_symtab_seterr(st, "%s: %s", path, strerror(errno));
+		kp_symtab_seterr(st, "%s: %s", path, kp_open_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {

@@ -36,4 +36,14 @@ grep -qx "kp-addr2sym: # archive: $tmp/gone: No such file or directory; kernel s
 kp-addr2sym -k "$ks" arch.kp > out 2> err
 grep -qx "kp-addr2sym: # archive: $tmp/gone: No such file or directory; not used" err ||
 	{ echo "FAIL: -k, missing archive:"; cat err; fail=1; }
+# '# archive:' whose kallsyms is a FIFO planted there: named, not read
+mkdir fifo-arch
+mkfifo fifo-arch/kallsyms
+printf '# archive: %s/fifo-arch\n!\n 0xffffffff81000010 [kernel]\n\t1\n!\n' "$tmp" > fa.kp
+timeout 10 kp-addr2sym fa.kp > out 2> err
+st=$?
+[ $st -eq 124 ] && { echo "FAIL: kp-addr2sym hangs on an archive's FIFO kallsyms"; exit 1; }
+grep -qx "kp-addr2sym: $tmp/fifo-arch/kallsyms: not a regular file; kernel frames stay addresses" err ||
+	{ echo "FAIL: the archive's FIFO is not named:"; cat err; fail=1; }
+grep -q '^ 0xffffffff81000010 \[kernel\]$' out || { echo "FAIL: the frame must keep its address"; cat out; fail=1; }
 exit $fail
