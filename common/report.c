@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "utf8.h"
 
 /* The index of s in words[0..n), -1 if none. */
 static int
@@ -54,49 +55,11 @@ kp_tsv_str(FILE *out, const char *s)
 	}
 }
 
-/*
- * The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the
- * bytes there are not one: a stray continuation byte, a truncated
- * sequence, an overlong form, a surrogate or a code point over U+10FFFF
- * (RFC 3629).
- */
-static size_t
-utf8_len(const unsigned char *p)
-{
-	unsigned char c = p[0];
-	size_t n, i;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (c == 0xed)
-		hi = 0x9f; /* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f; /* over U+10FFFF */
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 void
 kp_json_str(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
 	size_t n;
 
 	putc('"', out);
@@ -106,7 +69,7 @@ kp_json_str(FILE *out, const char *s)
 			putc(*p++, out);
 		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(out, "\\u%04x", *p++);
-		} else if ((n = utf8_len(p)) == 0) {
+		} else if ((n = kp_utf8_decode(p, &cp)) == 0) {
 			fputs("\\ufffd", out);
 			p++;
 		} else {

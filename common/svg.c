@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "svg.h"
+#include "utf8.h"
 
 /*
  * The length in bytes of the character at p (p[0] is not NUL), and
@@ -12,34 +13,21 @@
 static size_t
 utf8_char(const unsigned char *p, bool *ok)
 {
-	unsigned c = p[0];
-	size_t want, i;
 	uint32_t cp;
+	size_t n;
 
 	*ok = false;
-	if (c < 0x80) {
-		*ok = c >= 0x20 ? c != 0x7f : c == '\t';
+	if (p[0] < 0x80) {
+		*ok = p[0] >= 0x20 ? p[0] != 0x7f : p[0] == '\t';
 		return 1;
 	}
-	want = c >= 0xf0 && c <= 0xf4	? 4
-	       : c >= 0xe0 && c <= 0xef ? 3
-	       : c >= 0xc2 && c <= 0xdf ? 2
-					: 0;
-	if (!want)
-		return 1;
-	for (i = 1; i < want; i++)
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 1;
-	cp = want == 2 ? (c & 0x1f) : want == 3 ? (c & 0x0f) : (c & 0x07);
-	for (i = 1; i < want; i++)
-		cp = cp << 6 | (p[i] & 0x3f);
-	if ((want == 3 && cp < 0x800) ||
-	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff ||
+	n = kp_utf8_decode(p, &cp);
+	/* XML also refuses U+FFFE, U+FFFF and the C1 controls */
+	if (n == 0 || cp == 0xfffe || cp == 0xffff ||
 	    (cp >= 0x80 && cp <= 0x9f))
 		return 1;
 	*ok = true;
-	return want;
+	return n;
 }
 
 size_t
