@@ -119,8 +119,8 @@ kp_conv_intern(const struct kp_frame *f)
 	}
 	/* no text for it: keep what is safe (the address) */
 	memset(&h, 0, sizeof(h));
-	h.addr = f->addr;
 	h.flags = f->flags & KP_F_ADDR;
+	h.addr = h.flags ? f->addr : 0; /* else not printed */
 	if (!h.flags)
 		h.sym = kp_intern("[bad name]", 10);
 	return kp_frame_intern(&h);
