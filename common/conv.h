@@ -34,8 +34,11 @@ void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
 /*
  * kp_frame_intern for frames built from another tool's text: the frame
  * is first made what the kp reader reads back from its canonical line
- * (a symbol holding " [", ending in "(inline)" or "+0x1f", or with blanks
- * at its ends would otherwise change on a round trip).
+ * (a module holding " [", a file holding '(', a symbol ending in a
+ * newline would otherwise change on a round trip): kp_frame_reread,
+ * repeated until the frame no longer changes (at most 4 times).  A
+ * frame whose line reads as no frame keeps its address alone, or is
+ * "[bad name]".
  */
 const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
 /* Add the stack with count (weight) to the aggregation and empty it. */
