@@ -90,7 +90,7 @@ kp_conv_intern(const struct kp_frame *f)
 	for (i = 0; i < 4; i++) {
 		if (!kp_frame_reread(&g, &h))
 			break;
-		if (memcmp(&g, &h, sizeof(g)) == 0)
+		if (memcmp(&g, &h, KP_FRAME_KEY) == 0)
 			return kp_frame_intern(&g);
 		g = h;
 	}

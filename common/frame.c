@@ -9,17 +9,20 @@ static struct kp_slots frames;
 const struct kp_frame *
 kp_frame_intern(const struct kp_frame *f)
 {
-	uint64_t h = kp_hash(f, sizeof(*f));
+	uint64_t h = kp_hash(f, KP_FRAME_KEY);
 	size_t mask, j;
 	struct kp_frame *e;
 
 	kp_slots_reserve(&frames, 4096);
 	mask = frames.cap - 1;
 	for (j = h & mask; (e = frames.tab[j].p) != NULL; j = (j + 1) & mask)
-		if (frames.tab[j].hash == h && memcmp(e, f, sizeof(*f)) == 0)
+		if (frames.tab[j].hash == h && memcmp(e, f, KP_FRAME_KEY) == 0)
 			return e;
+	if (frames.n >= UINT32_MAX)
+		kp_die("more than %u distinct frames", UINT32_MAX);
 	e = kp_arena_alloc(sizeof(*e));
 	*e = *f;
+	e->id = (uint32_t)frames.n;
 	frames.tab[j].hash = h;
 	frames.tab[j].p = e;
 	frames.n++;
