@@ -89,7 +89,7 @@ oracle_canon(const struct kp_frame *f, struct kp_frame *out)
 	for (i = 0; i < 4; i++) {
 		if (!oracle(&g, &h))
 			break;
-		if (memcmp(&g, &h, sizeof(g)) == 0) {
+		if (memcmp(&g, &h, KP_FRAME_KEY) == 0) {
 			*out = g;
 			return;
 		}
@@ -254,7 +254,7 @@ test_named(void)
 		memset(&a, 0, sizeof(a));
 		memset(&b, 0, sizeof(b));
 		CHECK(kp_frame_reread(&f, &a) == oracle(&f, &b) &&
-		      memcmp(&a, &b, sizeof(a)) == 0);
+		      memcmp(&a, &b, KP_FRAME_KEY) == 0);
 	}
 	/* what some of them read back as */
 	memset(&f, 0, sizeof(f));
@@ -299,18 +299,18 @@ main(int argc, char **argv)
 		memset(&b, 0, sizeof(b));
 		ra = kp_frame_reread(&f, &a);
 		rb = oracle(&f, &b);
-		CHECK(ra == rb && (!ra || memcmp(&a, &b, sizeof(a)) == 0));
-		if (ra != rb || (ra && memcmp(&a, &b, sizeof(a)) != 0))
+		CHECK(ra == rb && (!ra || memcmp(&a, &b, KP_FRAME_KEY) == 0));
+		if (ra != rb || (ra && memcmp(&a, &b, KP_FRAME_KEY) != 0))
 			mismatch("one step", &f, ra ? &a : NULL, rb ? &b : NULL);
 		if (!rb)
 			unreadable++;
-		else if (memcmp(&f, &b, sizeof(f)) == 0)
+		else if (memcmp(&f, &b, KP_FRAME_KEY) == 0)
 			same++;
 		/* iterated: kp_conv_intern is the old print-and-reparse one */
 		oracle_canon(&f, &c);
 		ci = kp_conv_intern(&f);
-		CHECK(memcmp(ci, &c, sizeof(c)) == 0);
-		if (memcmp(ci, &c, sizeof(c)) != 0)
+		CHECK(memcmp(ci, &c, KP_FRAME_KEY) == 0);
+		if (memcmp(ci, &c, KP_FRAME_KEY) != 0)
 			mismatch("kp_conv_intern", &f, ci, &c);
 		if (risky(f.sym, false) || risky(f.module, true) ||
 		    risky(f.file, true)) {
@@ -318,8 +318,8 @@ main(int argc, char **argv)
 			/* and a fixed point: written and read, itself */
 			memset(&b, 0, sizeof(b));
 			rb = oracle(ci, &b);
-			CHECK(rb && memcmp(&b, ci, sizeof(b)) == 0);
-			if (!rb || memcmp(&b, ci, sizeof(b)) != 0)
+			CHECK(rb && memcmp(&b, ci, KP_FRAME_KEY) == 0);
+			if (!rb || memcmp(&b, ci, KP_FRAME_KEY) != 0)
 				mismatch("fixed point", &f, ci, rb ? &b : NULL);
 		}
 	}
