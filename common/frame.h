@@ -65,6 +65,13 @@ size_t kp_frame_count(void);
  */
 int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		   const char **why);
+/*
+ * The frame the reader reads back from the line kp_write_frame prints for
+ * *f, computed from its fields (the rule is above its code in frame.c):
+ * true and *g, or false when that line reads as no frame (neither an
+ * address nor a symbol).  Strings in *f must be interned; so are *g's.
+ */
+bool kp_frame_reread(const struct kp_frame *f, struct kp_frame *g);
 
 /* True for an x86-64 kernel-half address (0xffff800000000000 and up). */
 static inline bool
