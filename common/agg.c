@@ -3,10 +3,10 @@
  *
  * A stack is an array of interned frame pointers, so its key is that
  * array's bytes.  The index is open addressing on a 64-bit hash (linear
- * probing, at most half full): one probe touches one slot holding the
- * hash and the entry, where uthash's chains cost a bucket, an entry and
- * a key, and on inputs of many records that difference was a third of
- * an analysis filter's time.  Stacks are kept in order of first
+ * probing, at most three quarters full): one probe touches one slot
+ * holding the hash and the entry, where uthash's chains cost a bucket,
+ * an entry and a key, and on inputs of many records that difference was
+ * a third of an analysis filter's time.  Stacks are kept in order of first
  * appearance (the order kp writers use unless a filter sorts them).
  */
 #include <stdlib.h>
