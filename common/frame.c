@@ -566,8 +566,10 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 	bool cut = cut_sym || cut_mod; /* before the annotations */
 
 	memset(g, 0, sizeof(*g));
-	if (cut || !f->file) {
-		g->flags |= cut ? 0 : f->flags & notes;
+	if (cut) {
+		/* the annotations are after the end of the line */
+	} else if (!f->file) {
+		g->flags |= f->flags & notes;
 	} else if (!cut_file && (*f->file || f->line) &&
 		   !strchr(f->file, '(')) {
 		g->flags |= f->flags & notes;

@@ -35,20 +35,28 @@
  * CRs at its end).  With whole, the print-and-reparse kp_conv_intern did
  * before: the whole text, newlines at its end dropped.
  */
-static bool
-oracle_as(const struct kp_frame *f, struct kp_frame *g, bool whole)
+static char *
+print_line(const struct kp_frame *f, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
-	const char *why;
-	FILE *mem = open_memstream(&buf, &len);
-	bool ok;
+	FILE *mem = open_memstream(&buf, len);
 
 	if (!mem)
 		abort();
 	kp_write_frame(mem, f);
 	if (fclose(mem) != 0)
 		abort();
+	return buf;
+}
+
+static bool
+oracle_as(const struct kp_frame *f, struct kp_frame *g, bool whole)
+{
+	size_t len;
+	char *buf = print_line(f, &len);
+	const char *why;
+	bool ok;
+
 	if (whole)
 		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			len--;
@@ -69,16 +77,10 @@ oracle(const struct kp_frame *f, struct kp_frame *g)
 static bool
 one_line(const struct kp_frame *f)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	size_t len;
+	char *buf = print_line(f, &len);
 	bool ok;
 
-	if (!mem)
-		abort();
-	kp_write_frame(mem, f);
-	if (fclose(mem) != 0)
-		abort();
 	ok = len && strchr(buf, '\n') == buf + len - 1;
 	free(buf);
 	return ok;
