@@ -254,6 +254,22 @@ parse_bare(const char *p, const char *e, struct kp_frame *f, const char **why)
 	return 0;
 }
 
+/* The symbol part of a line, after ": " and its blanks, to e. */
+static int
+parse_symbol(const char *p, const char *e, struct kp_frame *f,
+	     const char **why)
+{
+	const char *q;
+
+	if (p < e && *p == '"' && (q = quoted_end(p, e)) != NULL) {
+		if (parse_after_quote(q, e, f, why) < 0)
+			return -1;
+		f->sym = intern_unquoted(p, q);
+		return 0;
+	}
+	return parse_bare(p, e, f, why);
+}
+
 /*
  * The old perf converter printed the address as the offset: not an
  * offset.  Its size goes with it: a size without an offset is not
@@ -352,13 +368,8 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	p++; /* ':' */
 	while (p < e && is_blank(*p))
 		p++;
-	if (p < e && *p == '"' && (tok = quoted_end(p, e)) != NULL) {
-		if (parse_after_quote(tok, e, f, why) < 0)
-			return -1;
-		f->sym = intern_unquoted(p, tok);
-	} else if (parse_bare(p, e, f, why) < 0) {
+	if (parse_symbol(p, e, f, why) < 0)
 		return -1;
-	}
 	drop_addr_offset(f);
 	return 0;
 }
@@ -378,10 +389,7 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
  * So a field reads back as itself unless its text runs into the next
  * one's:
  *
- *   - SYM: always (quoted when it must be), except a bare one that ends
- *     the line and ends in a newline: the line end takes its trailing
- *     newlines, carriage returns and blanks, and what is left is read as
- *     a symbol with its own offset, module and annotations;
+ *   - SYM: always (quoted when it must be);
  *   - MODULE after a symbol: unless empty or holding a blank followed by
  *     '[' (the reader takes the last " [" for the module's start); with
  *     no symbol (after an address) it does, but an empty one reads as
@@ -395,13 +403,19 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
  *   - OFF and SIZE: when printed (OFF with a symbol, or a module and no
  *     symbol; SIZE with OFF), and the reader drops an offset equal to the
  *     address (the old perf converter's mistake) when there is a symbol;
- *     LINE without FILE and flags of no annotation are not printed.
+ *     LINE without FILE and flags of no annotation are not printed;
+ *   - a newline in SYM, MODULE or FILE ends the line: the reader reads
+ *     what is before it (its blanks and carriage returns at the end
+ *     dropped) as the whole line, and what follows as lines of their own
+ *     (blank ones are passed over; others break the record), so the
+ *     frame is what that first line reads as.
  *
  * Where text runs together (the annotations that do not read back, and
  * the module or symbol before them), the run is joined and read with the
  * reader's own functions below.  The rule equals printing the line and
- * parsing it: tests/unit/test_frame_reread.c checks it against exactly
- * that on many generated frames of the characters that matter.
+ * parsing it as the reader does: tests/unit/test_frame_reread.c checks it
+ * against exactly that on many generated frames of the characters that
+ * matter.
  */
 
 /* Scratch text of a run, one buffer per use. */
@@ -438,6 +452,35 @@ run_offsize(struct run *r, const struct kp_frame *f)
 	run_addf(r, "+0x%llx", (unsigned long long)f->off);
 	if (f->flags & KP_F_SIZE)
 		run_addf(r, "/0x%llx", (unsigned long long)f->size);
+}
+
+/* The symbol as the writer prints it, up to a newline in it. */
+static void
+run_sym(struct run *r, const char *s)
+{
+	size_t n = strcspn(s, "\n");
+
+	if (!kp_sym_needs_quote(s)) {
+		run_add(r, s, n);
+		return;
+	}
+	run_add(r, "\"", 1);
+	for (; n--; s++) {
+		if (*s == '"' || *s == '\\')
+			run_add(r, "\\", 1);
+		run_add(r, s, 1);
+	}
+	if (!*s)
+		run_add(r, "\"", 1);
+}
+
+/* The end of a line at e: the parser drops its blanks and CRs. */
+static const char *
+line_end(const char *s, const char *e)
+{
+	while (e > s && (is_blank(e[-1]) || e[-1] == '\r'))
+		e--;
+	return e;
 }
 
 /* "(at FILE:LINE)" with FILE free of '(' and not both empty: as printed. */
@@ -502,6 +545,12 @@ module_alone(const char *m)
 	return true;
 }
 
+static bool
+has_newline(const char *s)
+{
+	return s && strchr(s, '\n');
+}
+
 bool
 kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 {
@@ -509,12 +558,20 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 	const uint32_t notes = KP_F_INEXACT | KP_F_INLINE;
 	const char *left = "", *e, *why;
 	size_t nleft = 0;
-	bool off = f->flags & KP_F_OFF, last;
+	bool off = f->flags & KP_F_OFF;
+	/* where a newline in a field ends the line */
+	bool cut_sym = has_newline(f->sym);
+	bool cut_mod = !cut_sym && has_newline(f->module);
+	bool cut_file = !cut_sym && !cut_mod && has_newline(f->file);
+	bool cut = cut_sym || cut_mod; /* before the annotations */
 
 	memset(g, 0, sizeof(*g));
-	if (!f->file) {
+	if (cut) {
+		/* the annotations are after the end of the line */
+	} else if (!f->file) {
 		g->flags |= f->flags & notes;
-	} else if ((*f->file || f->line) && !strchr(f->file, '(')) {
+	} else if (!cut_file && (*f->file || f->line) &&
+		   !strchr(f->file, '(')) {
 		g->flags |= f->flags & notes;
 		reread_at(f, g);
 	} else {
@@ -526,13 +583,14 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 		if (f->flags & KP_F_INLINE)
 			run_add(&ann, " (inline)", 9);
 		run_add(&ann, " (at ", 5);
-		run_add(&ann, f->file, strlen(f->file));
-		if (f->line)
+		run_add(&ann, f->file, strcspn(f->file, "\n"));
+		if (f->line && !cut_file)
 			run_addf(&ann, ":%llu", f->line);
-		run_add(&ann, ")", 1);
+		if (!cut_file)
+			run_add(&ann, ")", 1);
+		e = line_end(ann.p, ann.p + ann.n);
 		left = ann.p;
-		nleft = (size_t)(strip_annotations(ann.p, ann.p + ann.n, g,
-						   false) - ann.p);
+		nleft = (size_t)(strip_annotations(ann.p, e, g, false) - ann.p);
 	}
 	if (!f->sym && !(f->flags & KP_F_ADDR))
 		return false; /* the line starts with '[', '(', or is empty */
@@ -543,24 +601,27 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 	if (!f->sym) {
 		if (!f->module)
 			return nleft == 0; /* else '(' after the address */
-		if (!nleft) {
+		if (!nleft && !cut) {
 			reread_module(f, g);
 			return true;
 		}
 		rest.n = 0;
 		run_add(&rest, "[", 1);
-		run_add(&rest, f->module, strlen(f->module));
-		if (off)
-			run_offsize(&rest, f);
-		run_add(&rest, "]", 1);
+		run_add(&rest, f->module, strcspn(f->module, "\n"));
+		if (!cut) {
+			if (off)
+				run_offsize(&rest, f);
+			run_add(&rest, "]", 1);
+		}
 		run_add(&rest, left, nleft);
-		parse_module(rest.p, rest.p + rest.n, true, g);
+		e = rest.p + rest.n;
+		if (cut)
+			e = strip_annotations(rest.p, line_end(rest.p, e), g,
+					      true);
+		parse_module(rest.p, e, true, g);
 		return true;
 	}
-	last = !f->module && !off && !f->file && !(f->flags & notes);
-	if (!nleft && (!f->module || module_alone(f->module)) &&
-	    (!last || kp_sym_needs_quote(f->sym) ||
-	     f->sym[strlen(f->sym) - 1] != '\n')) {
+	if (!cut && !nleft && (!f->module || module_alone(f->module))) {
 		g->sym = f->sym;
 		g->module = f->module;
 		if (off) {
@@ -573,33 +634,23 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 	}
 	/* the run from the symbol to the end of the line */
 	rest.n = 0;
-	if (!kp_sym_needs_quote(f->sym))
-		run_add(&rest, f->sym, strlen(f->sym));
-	if (off)
-		run_offsize(&rest, f);
-	if (f->module) {
-		run_add(&rest, " [", 2);
-		run_add(&rest, f->module, strlen(f->module));
-		run_add(&rest, "]", 1);
-	}
-	run_add(&rest, left, nleft);
-	e = rest.p + rest.n;
-	if (kp_sym_needs_quote(f->sym)) {
-		if (parse_after_quote(rest.p, e, g, &why) < 0)
-			return false;
-		g->sym = f->sym;
-	} else {
-		if (last) {
-			/* the line end: the reader's, then the parser's */
-			while (e > rest.p && (e[-1] == '\n' || e[-1] == '\r'))
-				e--;
-			while (e > rest.p && (is_blank(e[-1]) || e[-1] == '\r'))
-				e--;
-			e = strip_annotations(rest.p, e, g, true);
+	run_sym(&rest, f->sym);
+	if (!cut_sym) {
+		if (off)
+			run_offsize(&rest, f);
+		if (f->module) {
+			run_add(&rest, " [", 2);
+			run_add(&rest, f->module, strcspn(f->module, "\n"));
+			if (!cut_mod)
+				run_add(&rest, "]", 1);
 		}
-		if (parse_bare(rest.p, e, g, &why) < 0)
-			return false;
+		run_add(&rest, left, nleft);
 	}
+	e = rest.p + rest.n;
+	if (cut)
+		e = strip_annotations(rest.p, line_end(rest.p, e), g, true);
+	if (parse_symbol(rest.p, e, g, &why) < 0)
+		return false;
 	drop_addr_offset(g);
 	return true;
 }

@@ -2,8 +2,8 @@
  * test_frame_reread.c - kp_frame_reread (common/frame.c), the rule that
  * says from a frame's fields what the reader reads back from the line
  * the writer prints, against its definition: printing the line with
- * kp_write_frame and parsing it with kp_frame_parse (the oracle, kept
- * here only).  Frames are generated from the characters and pieces that
+ * kp_write_frame and parsing its first line with kp_frame_parse, as the
+ * reader does (the oracle, kept here only).  Frames are generated from the characters and pieces that
  * the writer's quoting and the parser's splitting turn on: blanks, tab,
  * brackets, '+', parentheses, quotes, backslash, CR, newline, hex digits,
  * '/', ':', and whole "(inline)", "(at ", "+0x1f", " [" pieces, with
@@ -12,8 +12,10 @@
  * Checked for each frame: the rule gives exactly the oracle's frame (or
  * both say the line reads as no frame); kp_conv_intern, which iterates
  * the rule to a fixed point, gives what the same iteration of the oracle
- * gives; and its result is a fixed point: written and read back, it is
- * itself.
+ * gives, and for a frame without a newline what it gave before the rule
+ * (the whole printed text parsed: the converters' output is unchanged);
+ * its result is printed on one line and is a fixed point: written and
+ * read back, it is itself.
  *
  *	test_frame_reread [COUNT [SEED]]	(default 200000 frames, seed 1)
  */
@@ -27,30 +29,65 @@
 
 #include "check.h"
 
-/* The oracle: print the line, read it back. */
-static bool
-oracle(const struct kp_frame *f, struct kp_frame *g)
+/*
+ * The oracle: print the line, read it back as the reader does: its first
+ * line (a newline in a field ends it; kp_frame_parse drops the blanks and
+ * CRs at its end).  With whole, the print-and-reparse kp_conv_intern did
+ * before: the whole text, newlines at its end dropped.
+ */
+static char *
+print_line(const struct kp_frame *f, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
-	const char *why;
-	FILE *mem = open_memstream(&buf, &len);
-	bool ok;
+	FILE *mem = open_memstream(&buf, len);
 
 	if (!mem)
 		abort();
 	kp_write_frame(mem, f);
 	if (fclose(mem) != 0)
 		abort();
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		len--;
+	return buf;
+}
+
+static bool
+oracle_as(const struct kp_frame *f, struct kp_frame *g, bool whole)
+{
+	size_t len;
+	char *buf = print_line(f, &len);
+	const char *why;
+	bool ok;
+
+	if (whole)
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			len--;
+	else
+		len = strcspn(buf, "\n");
 	ok = kp_frame_parse(buf, len, g, &why) == 0;
 	free(buf);
 	return ok;
 }
 
-/* kp_conv_intern as it was: the same gate, the oracle iterated (at most
- * 4 times), the same fallback. */
+static bool
+oracle(const struct kp_frame *f, struct kp_frame *g)
+{
+	return oracle_as(f, g, false);
+}
+
+/* The line kp_write_frame prints for f has no newline but its last. */
+static bool
+one_line(const struct kp_frame *f)
+{
+	size_t len;
+	char *buf = print_line(f, &len);
+	bool ok;
+
+	ok = len && strchr(buf, '\n') == buf + len - 1;
+	free(buf);
+	return ok;
+}
+
+/* kp_conv_intern by the oracle: the same gate, the oracle iterated (at
+ * most 4 times), the same fallback. */
 static bool
 risky(const char *s, bool is_module)
 {
@@ -71,7 +108,7 @@ risky(const char *s, bool is_module)
 }
 
 static void
-oracle_canon(const struct kp_frame *f, struct kp_frame *out)
+oracle_canon(const struct kp_frame *f, struct kp_frame *out, bool whole)
 {
 	struct kp_frame g = *f, h;
 	int i;
@@ -87,7 +124,7 @@ oracle_canon(const struct kp_frame *f, struct kp_frame *out)
 		return;
 	}
 	for (i = 0; i < 4; i++) {
-		if (!oracle(&g, &h))
+		if (!oracle_as(&g, &h, whole))
 			break;
 		if (memcmp(&g, &h, KP_FRAME_KEY) == 0) {
 			*out = g;
@@ -100,6 +137,14 @@ oracle_canon(const struct kp_frame *f, struct kp_frame *out)
 	out->addr = out->flags ? f->addr : 0;
 	if (!out->flags)
 		out->sym = kp_intern("[bad name]", 10);
+}
+
+static bool
+strchr_any(const struct kp_frame *f, char c)
+{
+	return (f->sym && strchr(f->sym, c)) ||
+	       (f->module && strchr(f->module, c)) ||
+	       (f->file && strchr(f->file, c));
 }
 
 static uint64_t rng_state;
@@ -276,6 +321,12 @@ test_named(void)
 	memset(&f, 0, sizeof(f));
 	f.module = kp_intern_str("m");
 	CHECK(!kp_frame_reread(&f, &a)); /* " [m]": no address, no symbol */
+	/* a process name with a newline (prctl PR_SET_NAME, perf2kp --comm):
+	 * the line ends there */
+	f.module = NULL;
+	f.sym = kp_intern_str("a\nb_c-4216");
+	CHECK(kp_frame_reread(&f, &a) && a.sym == kp_intern_str("a"));
+	CHECK(kp_conv_intern(&f)->sym == kp_intern_str("a"));
 }
 
 int
@@ -285,6 +336,7 @@ main(int argc, char **argv)
 	struct kp_frame f, a, b, c;
 	const struct kp_frame *ci;
 	unsigned long i, same = 0, risky_n = 0, unreadable = 0;
+	unsigned long with_newline = 0;
 	bool ra, rb;
 
 	kp_progname = "test_frame_reread";
@@ -306,12 +358,23 @@ main(int argc, char **argv)
 			unreadable++;
 		else if (memcmp(&f, &b, KP_FRAME_KEY) == 0)
 			same++;
-		/* iterated: kp_conv_intern is the old print-and-reparse one */
-		oracle_canon(&f, &c);
+		/* iterated: kp_conv_intern is print-and-reparse iterated */
+		oracle_canon(&f, &c, false);
 		ci = kp_conv_intern(&f);
 		CHECK(memcmp(ci, &c, KP_FRAME_KEY) == 0);
 		if (memcmp(ci, &c, KP_FRAME_KEY) != 0)
 			mismatch("kp_conv_intern", &f, ci, &c);
+		/* and without newlines in it, what it was before */
+		if (!strchr_any(&f, '\n')) {
+			oracle_canon(&f, &c, true);
+			CHECK(memcmp(ci, &c, KP_FRAME_KEY) == 0);
+			if (memcmp(ci, &c, KP_FRAME_KEY) != 0)
+				mismatch("kp_conv_intern before", &f, ci, &c);
+		} else {
+			with_newline++;
+		}
+		/* printed on one line */
+		CHECK(one_line(ci));
 		if (risky(f.sym, false) || risky(f.module, true) ||
 		    risky(f.file, true)) {
 			risky_n++;
@@ -323,8 +386,8 @@ main(int argc, char **argv)
 				mismatch("fixed point", &f, ci, rb ? &b : NULL);
 		}
 	}
-	printf("%lu frames (%lu risky): %lu read back as themselves, "
-	       "%lu as no frame\n",
-	       count, risky_n, same, unreadable);
+	printf("%lu frames (%lu risky, %lu with a newline): %lu read back "
+	       "as themselves, %lu as no frame\n",
+	       count, risky_n, with_newline, same, unreadable);
 	return CHECK_DONE();
 }
