@@ -202,16 +202,7 @@ struct keyer {
 static const struct kp_frame *
 key_of(struct keyer *k, const struct kp_frame *f)
 {
-	size_t cap;
-
-	if (f->id >= k->cap) {
-		cap = k->cap ? k->cap : 4096;
-		while (cap <= f->id)
-			cap *= 2;
-		k->memo = kp_xrealloc(k->memo, cap * sizeof(*k->memo));
-		memset(k->memo + k->cap, 0, (cap - k->cap) * sizeof(*k->memo));
-		k->cap = cap;
-	}
+	k->memo = kp_grow_for(k->memo, &k->cap, sizeof(*k->memo), f->id);
 	if (!k->memo[f->id])
 		k->memo[f->id] = k->key(f);
 	return k->memo[f->id];

@@ -212,15 +212,8 @@ function_id(struct kp_pprof *pp, const struct kp_frame *f)
 {
 	uint32_t k = kp_profile_key(pp->prof, f);
 
-	if (k >= pp->func_cap) {
-		size_t cap = (k + 1) * 2;
-
-		pp->func_file = kp_xrealloc(pp->func_file,
-					    cap * sizeof(*pp->func_file));
-		memset(pp->func_file + pp->func_cap, 0,
-		       (cap - pp->func_cap) * sizeof(*pp->func_file));
-		pp->func_cap = cap;
-	}
+	pp->func_file = kp_grow_for(pp->func_file, &pp->func_cap,
+				    sizeof(*pp->func_file), k);
 	if (!pp->func_file[k] && f->file)
 		pp->func_file[k] = f->file;
 	return (uint64_t)k + 1;

@@ -254,17 +254,9 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 uint32_t
 kp_profile_key(struct kp_profile *p, const struct kp_frame *f)
 {
-	size_t cap;
 	uint32_t id;
 
-	if (f->id >= p->fcap) {
-		cap = p->fcap ? p->fcap : 1024;
-		while (cap <= f->id)
-			cap *= 2;
-		p->fkey = kp_xrealloc(p->fkey, cap * sizeof(*p->fkey));
-		memset(p->fkey + p->fcap, 0, (cap - p->fcap) * sizeof(*p->fkey));
-		p->fcap = cap;
-	}
+	p->fkey = kp_grow_for(p->fkey, &p->fcap, sizeof(*p->fkey), f->id);
 	if (p->fkey[f->id])
 		return p->fkey[f->id] - 1;
 	id = make_key(p, f);

@@ -337,6 +337,22 @@ kp_pool_free(struct kp_pool *pool)
 	memset(pool, 0, sizeof(*pool));
 }
 
+void *
+kp_grow_for(void *a, size_t *cap, size_t elem, size_t i)
+{
+	size_t n = *cap ? *cap : 1024;
+	char *arr;
+
+	if (i < *cap)
+		return a;
+	while (n <= i)
+		n *= 2;
+	arr = kp_xrealloc(a, n * elem);
+	memset(arr + *cap * elem, 0, (n - *cap) * elem);
+	*cap = n;
+	return arr;
+}
+
 /* ---- open-addressing slots ---- */
 
 struct kp_slot *

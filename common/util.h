@@ -40,6 +40,12 @@ _Noreturn void kp_usage_error(const char *fmt, ...)
 void *kp_xmalloc(size_t n);
 void *kp_xcalloc(size_t n, size_t size);
 void *kp_xrealloc(void *p, size_t n);
+/*
+ * An array indexed by an id (a frame's, a key's): a of *cap elements of
+ * size elem, grown (doubling, from 1024) and zero-filled so that index i
+ * is in it.  Returns the array (a, or where it moved).
+ */
+void *kp_grow_for(void *a, size_t *cap, size_t elem, size_t i);
 char *kp_xstrdup(const char *s);
 char *kp_xstrndup(const char *s, size_t n);
 

@@ -125,15 +125,7 @@ matches(struct kp_xform *x, enum kp_xre w, const struct kp_frame *f)
 	uint32_t id = kp_profile_key(p, f);
 	uint8_t known = (uint8_t)(1u << (2 * w)), hit = (uint8_t)(known << 1);
 
-	if (id >= x->memocap) {
-		size_t cap = x->memocap ? x->memocap : 1024;
-
-		while (cap <= id)
-			cap *= 2;
-		x->memo = kp_xrealloc(x->memo, cap);
-		memset(x->memo + x->memocap, 0, cap - x->memocap);
-		x->memocap = cap;
-	}
+	x->memo = kp_grow_for(x->memo, &x->memocap, 1, id);
 	if (!(x->memo[id] & known)) {
 		x->memo[id] |= known;
 		if (regexec(&x->re[w], kp_profile_get(p, id)->name, 0, NULL,
