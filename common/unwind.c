@@ -64,6 +64,7 @@ struct kp_unwind {
 	uint64_t sp;
 	uint64_t *pcs;
 	size_t n, max;
+	bool read_failed; /* since the last frame: a word not in the copy */
 };
 
 static int
@@ -219,11 +220,14 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	}
 	/* else the bytes of a mapped file */
 	m = kp_procs_map(u->procs, u->cur->pid, addr);
-	if (!m || addr + sizeof(*result) > m->end || !(f = ufile_get(u, m)))
+	off = m ? addr - m->start + m->pgoff : 0;
+	if (!m || addr + sizeof(*result) > m->end || !(f = ufile_get(u, m)) ||
+	    pread(f->fd, result, sizeof(*result), (off_t)off) !=
+		    (ssize_t)sizeof(*result)) {
+		u->read_failed = true;
 		return false;
-	off = addr - m->start + m->pgoff;
-	return pread(f->fd, result, sizeof(*result), (off_t)off) ==
-	       (ssize_t)sizeof(*result);
+	}
+	return true;
 }
 
 static bool
@@ -262,6 +266,7 @@ frame(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	report(u, pc); /* before the next frame is unwound with its CFI */
+	u->read_failed = false; /* what unwinding the caller reads */
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	u->pcs[u->n++] = activation ? pc : pc - 1;
@@ -358,9 +363,15 @@ kp_unwind_user(struct kp_unwind *u, const struct kp_unwind_regs *r,
 		}
 		s->attached = true;
 	}
-	/* ends with -1 where the stack copy or the CFI ends: the frames
-	 * up to there are the stack, as perf keeps them */
+	/* libdwfl ends where a return address cannot be read as where
+	 * the CFI ends the stack, without an error */
+	u->read_failed = false;
 	dwfl_getthread_frames(s->dwfl, (pid_t)r->pid, frame, u);
+	if (u->read_failed && u->n > 0 && u->n < u->max)
+		/* the caller's return address is past the stack copy: perf
+		 * (libunwind) gives one more frame there, an IP of 0 less 1,
+		 * "[unknown]", which marks the stack cut short */
+		pcs[u->n++] = (uint64_t)0 - 1;
 	if (u->n == 0) {
 		/* not even the IP (a pid libdwfl takes for no thread) */
 		pcs[0] = r->regs[__builtin_popcountll(r->mask &
