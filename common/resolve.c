@@ -669,7 +669,7 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
 static size_t
 perf_frames(const struct kp_resolver *r, const struct kp_frame *in,
 	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
-	    uint64_t daddr, const struct kp_frame **out)
+	    uint64_t daddr, uint64_t sym_start, const struct kp_frame **out)
 {
 	struct kp_srcframe sf[MAX_INLINE];
 	struct kp_frame f;
@@ -680,6 +680,12 @@ perf_frames(const struct kp_resolver *r, const struct kp_frame *in,
 		n = kp_dwarf_lookup(dw, daddr, true, sf, MAX_INLINE);
 	for (i = 0; i < n; i++) {
 		name = sf[i].func ? sf[i].func : "??";
+		/* addr2line (binutils) names a function without a linkage
+		 * name by the file's own symbol at its start, if it has a
+		 * .symtab (free, not __interceptor_free) */
+		if (i + 1 == n && sym && !sf[i].linkage && sf[i].has_entry &&
+		    sf[i].entry == sym_start && kp_dwarf_has_symtab(dw))
+			name = sym->name;
 		if (i + 1 == n && sym && strcmp(name, sym->name) == 0)
 			return i + make_frames(r, in, sym, module, NULL, daddr,
 					       out + i);
@@ -856,7 +862,8 @@ user_frames(struct kp_resolver *r, struct dso *d, const struct kp_frame *in,
 	if ((flags & KP_RES_PERF_INLINES) && (*ok || d->st)) {
 		n = perf_frames(r, in, *ok ? &sym : NULL, module,
 				dso_dwarf_open(d, false),
-				ret && vaddr ? vaddr - 1 : vaddr, out);
+				ret && vaddr ? vaddr - 1 : vaddr,
+				*ok ? vaddr - sym.off : 0, out);
 		if (!*ok)
 			*ok = n > 1 || out[0] != in;
 		return n;
