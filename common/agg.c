@@ -190,32 +190,91 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 	kp_reader_close(rd);
 }
 
+/* A frame's key, memoized by frame id (the keys are interned too). */
+struct keyer {
+	kp_frame_key_fn key;
+	const struct kp_frame **memo;
+	size_t cap;
+	const struct kp_frame **tmp;
+	size_t tmpcap;
+};
+
+static const struct kp_frame *
+key_of(struct keyer *k, const struct kp_frame *f)
+{
+	size_t cap;
+
+	if (f->id >= k->cap) {
+		cap = k->cap ? k->cap : 4096;
+		while (cap <= f->id)
+			cap *= 2;
+		k->memo = kp_xrealloc(k->memo, cap * sizeof(*k->memo));
+		memset(k->memo + k->cap, 0, (cap - k->cap) * sizeof(*k->memo));
+		k->cap = cap;
+	}
+	if (!k->memo[f->id])
+		k->memo[f->id] = k->key(f);
+	return k->memo[f->id];
+}
+
+static void
+read_keyed(struct kp_agg *agg, const char *path, struct keyer *k)
+{
+	struct kp_reader *rd = kp_reader_open(path);
+	const struct kp_stack *st;
+	size_t i;
+
+	while ((st = kp_reader_next(rd)) != NULL) {
+		if (st->n > k->tmpcap) {
+			k->tmpcap = st->n * 2;
+			k->tmp = kp_xrealloc(k->tmp, k->tmpcap * sizeof(*k->tmp));
+		}
+		for (i = 0; i < st->n; i++)
+			k->tmp[i] = key_of(k, st->frames[i]);
+		kp_agg_add_or_skip(agg, kp_reader_input(rd), k->tmp, st->n,
+				   st->count);
+	}
+	kp_reader_close(rd);
+}
+
 static struct kp_agg *
-read_files(int nfiles, char **files, bool summed)
+read_files(int nfiles, char **files, kp_frame_key_fn key)
 {
 	struct kp_agg *agg = kp_agg_new();
+	struct keyer k = { .key = key };
 	const char *path;
 	int i;
 
+	/* one rule for every filter, summed or not (kp(5)) */
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		path = nfiles ? files[i] : "-";
-		kp_agg_read(agg, path);
-		(void)summed; /* one rule for every filter (kp(5)) */
+		if (key)
+			read_keyed(agg, path, &k);
+		else
+			kp_agg_read(agg, path);
 		kp_agg_check_total(agg, path);
 	}
+	free(k.memo);
+	free(k.tmp);
 	return agg;
+}
+
+struct kp_agg *
+kp_agg_read_keyed(int nfiles, char **files, kp_frame_key_fn key)
+{
+	return read_files(nfiles, files, key);
 }
 
 struct kp_agg *
 kp_agg_read_files(int nfiles, char **files)
 {
-	return read_files(nfiles, files, false);
+	return read_files(nfiles, files, NULL);
 }
 
 struct kp_agg *
 kp_agg_read_summed(int nfiles, char **files)
 {
-	return read_files(nfiles, files, true);
+	return read_files(nfiles, files, NULL);
 }
 
 void

@@ -69,6 +69,17 @@ void kp_agg_read(struct kp_agg *agg, const char *path);
  */
 struct kp_agg *kp_agg_read_files(int nfiles, char **files);
 struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
+/*
+ * kp_agg_read_files for a filter that needs less of a frame than the
+ * input holds (kp-fold names a frame by its function): each frame is
+ * replaced by key(frame) before the stacks merge, so that records that
+ * differ only in what the filter ignores (addresses, offsets) merge as
+ * they are read.  key is called once per distinct frame; it returns an
+ * interned frame.
+ */
+typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
+struct kp_agg *kp_agg_read_keyed(int nfiles, char **files,
+				 kp_frame_key_fn key);
 void kp_agg_free(struct kp_agg *agg);
 
 #endif /* KP_AGG_H */

@@ -70,29 +70,6 @@ risky(const char *s, bool is_module)
 	return false;
 }
 
-/* What the kp reader makes of the line the writer prints for *f. */
-static bool
-reread(const struct kp_frame *f, struct kp_frame *g)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	const char *why;
-	FILE *mem;
-	bool ok;
-
-	mem = open_memstream(&buf, &len);
-	if (!mem)
-		kp_die("out of memory");
-	kp_write_frame(mem, f);
-	if (fclose(mem) != 0)
-		kp_die("out of memory");
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		len--;
-	ok = kp_frame_parse(buf, len, g, &why) == 0;
-	free(buf);
-	return ok;
-}
-
 const struct kp_frame *
 kp_conv_intern(const struct kp_frame *f)
 {
@@ -111,16 +88,16 @@ kp_conv_intern(const struct kp_frame *f)
 		return kp_frame_intern(&g);
 	/* reread until the frame is what the reader gives back */
 	for (i = 0; i < 4; i++) {
-		if (!reread(&g, &h))
+		if (!kp_frame_reread(&g, &h))
 			break;
-		if (memcmp(&g, &h, sizeof(g)) == 0)
+		if (memcmp(&g, &h, KP_FRAME_KEY) == 0)
 			return kp_frame_intern(&g);
 		g = h;
 	}
 	/* no text for it: keep what is safe (the address) */
 	memset(&h, 0, sizeof(h));
-	h.addr = f->addr;
 	h.flags = f->flags & KP_F_ADDR;
+	h.addr = h.flags ? f->addr : 0; /* else not printed */
 	if (!h.flags)
 		h.sym = kp_intern("[bad name]", 10);
 	return kp_frame_intern(&h);

@@ -34,8 +34,11 @@ void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
 /*
  * kp_frame_intern for frames built from another tool's text: the frame
  * is first made what the kp reader reads back from its canonical line
- * (a symbol holding " [", ending in "(inline)" or "+0x1f", or with blanks
- * at its ends would otherwise change on a round trip).
+ * (a module holding " [", a file holding '(', a symbol ending in a
+ * newline would otherwise change on a round trip): kp_frame_reread,
+ * repeated until the frame no longer changes (at most 4 times).  A
+ * frame whose line reads as no frame keeps its address alone, or is
+ * "[bad name]".
  */
 const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
 /* Add the stack with count (weight) to the aggregation and empty it. */
@@ -115,6 +118,18 @@ struct kp_perf_event {
 	bool owned;	    /* agg is not the caller's (kp_perf_pick frees) */
 };
 
+/*
+ * The events a perf2kp run has seen, across the files it converts, each
+ * with its samples and (until kp_perf_pick) its stacks.  The caller's:
+ * zero-initialise it, hand it to the converters with each file, choose
+ * with kp_perf_pick, free with kp_perf_events_free.
+ */
+struct kp_perf_events {
+	struct kp_perf_event *v;
+	size_t n;
+};
+
+/* perf2kp's options: the converters only read them. */
 struct kp_perf_opts {
 	const char *event;  /* keep only this event (NULL: the one with
 			     * the most samples, kp_perf_pick) */
@@ -123,9 +138,6 @@ struct kp_perf_opts {
 	bool period;	    /* weight by the sample period */
 	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
 	bool raw_names;	    /* keep symbols as perf prints them */
-	/* the events seen, across the files converted */
-	struct kp_perf_event *events;
-	size_t nevents;
 };
 
 /* A sample header or side-band line of 'perf script' (trimmed line). */
@@ -134,29 +146,32 @@ bool kp_perf_script_line(const char *s, size_t n);
 bool kp_folded_line(const char *s, size_t n);
 
 /*
- * o: struct kp_perf_opts * (void * so that kp_conv_files can take it).
- * Each event's samples go to an aggregation of its own: the first
- * event's (or --event's) to agg, the others' to new ones in o->events.
+ * Convert one input of perf script text into agg.  Each event's samples
+ * go to an aggregation of its own: the first event's (or o->event's) to
+ * agg, the others' to new ones in evs.
  */
-int kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+int kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
+		    const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		    const char **why);
 /*
- * After the files: the aggregation to write, of --event's event or the
+ * After the files: the aggregation to write, of o->event's event or the
  * one with the most samples (the first seen of equals); with more than
  * one event, each is named with its samples on stderr ("cpu-clock 9406
  * samples, page-faults 1733: kept cpu-clock; --event to choose").  Sets
- * the "event" metadata.  Takes agg (the one given to kp_perf_convert);
- * the others are freed.
+ * the "event" metadata.  Takes agg (the one given to the converters);
+ * the other events' stacks are freed (their names and samples stay in
+ * evs).
  */
-struct kp_agg *kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg);
+struct kp_agg *kp_perf_pick(const struct kp_perf_opts *o,
+			    struct kp_perf_events *evs, struct kp_agg *agg);
 /*
  * A converter of another input (perf.data) that chose its event itself
  * and added its stacks to agg (kp_perf_convert's): the event for
  * kp_perf_pick.
  */
-void kp_perf_kept(struct kp_perf_opts *o, const char *name,
+void kp_perf_kept(struct kp_perf_events *evs, const char *name,
 		  unsigned long samples, struct kp_agg *agg);
-void kp_perf_opts_free(struct kp_perf_opts *o);
+void kp_perf_events_free(struct kp_perf_events *evs);
 
 /* ---- DTrace printa(stack()) ---- */
 
@@ -164,7 +179,7 @@ struct kp_dtrace_opts {
 	bool offsets; /* keep "+0xOFF" in the symbol name (stackcollapse.pl) */
 };
 
-/* o: struct kp_dtrace_opts * */
+/* o: const struct kp_dtrace_opts * */
 int kp_dtrace_convert(struct kp_agg *agg, struct kp_input *in, void *o,
 		      const char **why);
 
@@ -174,7 +189,7 @@ struct kp_bpftrace_opts {
 	bool keys; /* keep the other map keys (comm, pid ...) as frames */
 };
 
-/* o: struct kp_bpftrace_opts * */
+/* o: const struct kp_bpftrace_opts * */
 int kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *o,
 			const char **why);
 
@@ -182,6 +197,9 @@ int kp_bpftrace_convert(struct kp_agg *agg, struct kp_input *in, void *o,
  * The converters' driver: run convert on each file (none: "-", standard
  * input) into agg, one streaming pass each; a file of the wrong kind
  * (convert returns -1 with *why) is fatal: "prog: FILE: why", exit 2.
+ * o is convert's argument: its options, read only (dtrace2kp's,
+ * bpftrace2kp's), or what else the caller's own convert function takes
+ * (perf2kp's: the options and the events seen).
  */
 typedef int (*kp_conv_fn)(struct kp_agg *agg, struct kp_input *in, void *o,
 			  const char **why);

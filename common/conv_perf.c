@@ -41,7 +41,8 @@ struct pframe {
 #define PROC_CACHE 256 /* a power of two */
 
 struct perf {
-	struct kp_perf_opts *o;
+	const struct kp_perf_opts *o;
+	struct kp_perf_events *evs; /* the caller's: the events seen */
 	struct kp_input *in;
 	struct kp_conv cv;
 	struct kp_slots lines; /* the line cache: struct pline */
@@ -622,31 +623,31 @@ parse_header(const char *s, size_t len, struct hdr *h)
 static struct kp_perf_event *
 event(struct perf *pf, const char *name, size_t len)
 {
-	struct kp_perf_opts *o = pf->o;
+	const struct kp_perf_opts *o = pf->o;
+	struct kp_perf_events *evs = pf->evs;
 	struct kp_perf_event *ev = pf->ev;
 	size_t i;
 
 	if (ev && ev->len == len && memcmp(ev->name, name, len) == 0)
 		return ev;
-	for (i = 0; i < o->nevents; i++) {
-		ev = &o->events[i];
+	for (i = 0; i < evs->n; i++) {
+		ev = &evs->v[i];
 		if (ev->len == len && memcmp(ev->name, name, len) == 0)
 			return ev;
 	}
-	o->events = kp_xrealloc(o->events,
-				(o->nevents + 1) * sizeof(*o->events));
-	ev = &o->events[o->nevents];
+	evs->v = kp_xrealloc(evs->v, (evs->n + 1) * sizeof(*evs->v));
+	ev = &evs->v[evs->n];
 	memset(ev, 0, sizeof(*ev));
 	ev->name = kp_xstrndup(name, len);
 	ev->len = len;
 	if (o->event ? len == 0 || strcmp(ev->name, o->event) == 0
-		     : !o->nevents) {
+		     : !evs->n) {
 		ev->agg = pf->agg0;
 	} else if (!o->event) {
 		ev->agg = kp_agg_new();
 		ev->owned = true;
 	}
-	o->nevents++;
+	evs->n++;
 	return ev;
 }
 
@@ -1302,10 +1303,10 @@ perf_line(struct perf *pf, char *line, size_t len)
 }
 
 int
-kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
+		const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		const char **why)
 {
-	struct kp_perf_opts *o = arg;
 	struct perf pf;
 	char *line;
 	size_t len, i;
@@ -1314,6 +1315,7 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 		return -1;
 	memset(&pf, 0, sizeof(pf));
 	pf.o = o;
+	pf.evs = evs;
 	pf.in = in;
 	pf.agg0 = agg;
 	kp_conv_init(&pf.cv, agg, in);
@@ -1324,8 +1326,8 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	kp_slots_free(&pf.lines);
 	kp_slots_free(&pf.blocks);
 	kp_pool_free(&pf.pool);
-	for (i = 0; i < o->nevents; i++)
-		if (o->events[i].agg && !kp_agg_total_ok(o->events[i].agg)) {
+	for (i = 0; i < evs->n; i++)
+		if (evs->v[i].agg && !kp_agg_total_ok(evs->v[i].agg)) {
 			*why = "the total count overflows 64 bits";
 			return -1;
 		}
@@ -1333,20 +1335,19 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 }
 
 void
-kp_perf_kept(struct kp_perf_opts *o, const char *name, unsigned long samples,
-	     struct kp_agg *agg)
+kp_perf_kept(struct kp_perf_events *evs, const char *name,
+	     unsigned long samples, struct kp_agg *agg)
 {
 	struct kp_perf_event *ev = NULL;
 	size_t i, len = strlen(name);
 
-	for (i = 0; i < o->nevents && !ev; i++)
-		if (o->events[i].len == len &&
-		    memcmp(o->events[i].name, name, len) == 0)
-			ev = &o->events[i];
+	for (i = 0; i < evs->n && !ev; i++)
+		if (evs->v[i].len == len &&
+		    memcmp(evs->v[i].name, name, len) == 0)
+			ev = &evs->v[i];
 	if (!ev) {
-		o->events = kp_xrealloc(o->events, (o->nevents + 1) *
-							   sizeof(*o->events));
-		ev = &o->events[o->nevents++];
+		evs->v = kp_xrealloc(evs->v, (evs->n + 1) * sizeof(*evs->v));
+		ev = &evs->v[evs->n++];
 		memset(ev, 0, sizeof(*ev));
 		ev->name = kp_xstrdup(name);
 		ev->len = len;
@@ -1358,27 +1359,28 @@ kp_perf_kept(struct kp_perf_opts *o, const char *name, unsigned long samples,
 }
 
 struct kp_agg *
-kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
+kp_perf_pick(const struct kp_perf_opts *o, struct kp_perf_events *evs,
+	     struct kp_agg *agg)
 {
 	struct kp_perf_event *keep = NULL, *ev;
 	char *msg = NULL;
 	size_t len = 0, i;
 	FILE *m;
 
-	for (i = 0; i < o->nevents; i++) {
-		ev = &o->events[i];
+	for (i = 0; i < evs->n; i++) {
+		ev = &evs->v[i];
 		if (ev->agg && (o->event ? ev->agg == agg
 					 : !keep || ev->samples > keep->samples))
 			keep = ev;
 	}
-	if (o->nevents > 1 || (o->nevents && !keep)) {
+	if (evs->n > 1 || (evs->n && !keep)) {
 		m = open_memstream(&msg, &len);
 		if (!m)
 			kp_die("out of memory");
-		for (i = 0; i < o->nevents; i++)
+		for (i = 0; i < evs->n; i++)
 			fprintf(m, "%s%s %lu%s", i ? ", " : "",
-				o->events[i].len ? o->events[i].name : "(none)",
-				o->events[i].samples, i ? "" : " samples");
+				evs->v[i].len ? evs->v[i].name : "(none)",
+				evs->v[i].samples, i ? "" : " samples");
 		if (keep)
 			fprintf(m, ": kept %s; %s", keep->name,
 				o->event ? "chosen with --event"
@@ -1398,8 +1400,8 @@ kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
 		kp_agg_free(agg);
 		agg = keep->agg;
 	}
-	for (i = 0; i < o->nevents; i++) {
-		ev = &o->events[i];
+	for (i = 0; i < evs->n; i++) {
+		ev = &evs->v[i];
 		if (ev != keep && ev->owned)
 			kp_agg_free(ev->agg);
 		ev->agg = NULL;
@@ -1409,16 +1411,16 @@ kp_perf_pick(struct kp_perf_opts *o, struct kp_agg *agg)
 }
 
 void
-kp_perf_opts_free(struct kp_perf_opts *o)
+kp_perf_events_free(struct kp_perf_events *evs)
 {
 	size_t i;
 
-	for (i = 0; i < o->nevents; i++) {
-		if (o->events[i].owned)
-			kp_agg_free(o->events[i].agg);
-		free(o->events[i].name);
+	for (i = 0; i < evs->n; i++) {
+		if (evs->v[i].owned)
+			kp_agg_free(evs->v[i].agg);
+		free(evs->v[i].name);
 	}
-	free(o->events);
-	o->events = NULL;
-	o->nevents = 0;
+	free(evs->v);
+	evs->v = NULL;
+	evs->n = 0;
 }

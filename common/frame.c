@@ -9,17 +9,20 @@ static struct kp_slots frames;
 const struct kp_frame *
 kp_frame_intern(const struct kp_frame *f)
 {
-	uint64_t h = kp_hash(f, sizeof(*f));
+	uint64_t h = kp_hash(f, KP_FRAME_KEY);
 	size_t mask, j;
 	struct kp_frame *e;
 
 	kp_slots_reserve(&frames, 4096);
 	mask = frames.cap - 1;
 	for (j = h & mask; (e = frames.tab[j].p) != NULL; j = (j + 1) & mask)
-		if (frames.tab[j].hash == h && memcmp(e, f, sizeof(*f)) == 0)
+		if (frames.tab[j].hash == h && memcmp(e, f, KP_FRAME_KEY) == 0)
 			return e;
+	if (frames.n >= UINT32_MAX)
+		kp_die("more than %u distinct frames", UINT32_MAX);
 	e = kp_arena_alloc(sizeof(*e));
 	*e = *f;
+	e->id = (uint32_t)frames.n;
 	frames.tab[j].hash = h;
 	frames.tab[j].p = e;
 	frames.n++;
@@ -188,12 +191,13 @@ intern_unquoted(const char *p, const char *q)
 }
 
 /*
- * ": "SYMBOL"+OFF/SIZE [MODULE]": a symbol the writer quoted because,
- * bare, it would not read back as itself.
+ * What follows a quoted symbol (q is after its closing quote) up to e:
+ * "+OFF/SIZE [MODULE]", each optional.  (The writer quotes a symbol that,
+ * bare, would not read back as itself.)
  */
 static int
-parse_quoted(const char *p, const char *q, const char *e, struct kp_frame *f,
-	     const char **why)
+parse_after_quote(const char *q, const char *e, struct kp_frame *f,
+		  const char **why)
 {
 	const char *mod, *plus;
 
@@ -210,8 +214,60 @@ parse_quoted(const char *p, const char *q, const char *e, struct kp_frame *f,
 		*why = "text after a quoted symbol that is not +OFFSET/SIZE";
 		return -1;
 	}
-	f->sym = intern_unquoted(p, q);
 	return 0;
+}
+
+/* A bare symbol from p to e: "SYMBOL+OFF/SIZE [MODULE]". */
+static int
+parse_bare(const char *p, const char *e, struct kp_frame *f, const char **why)
+{
+	const char *mod, *plus;
+
+	/*
+	 * MODULE: the last " [" with something in it; an empty "[" or "[]"
+	 * stays part of the symbol, so that a writer that leaves out an
+	 * absent module cannot expose an earlier " [" of the symbol.
+	 */
+	for (mod = e - 1; mod > p; mod--)
+		if (*mod == '[' && is_blank(mod[-1]))
+			break;
+	if (mod > p && !(e - mod == 1 || (e - mod == 2 && e[-1] == ']'))) {
+		parse_module(mod, e, false, f);
+		e = mod;
+		while (e > p && is_blank(e[-1]))
+			e--;
+	}
+	if (e > p && parse_offsize(p, e, &plus, f) && plus > p) {
+		e = plus;
+	} else {
+		/* " : +179" is a symbol: drop what parse_offsize set */
+		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
+		f->off = 0;
+		f->size = 0;
+	}
+	if (e > p)
+		f->sym = kp_intern(p, (size_t)(e - p));
+	if (!f->sym && !(f->flags & KP_F_ADDR)) {
+		*why = "frame has neither address nor symbol";
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The old perf converter printed the address as the offset: not an
+ * offset.  Its size goes with it: a size without an offset is not
+ * printed, so two frames would print as one.
+ */
+static void
+drop_addr_offset(struct kp_frame *f)
+{
+	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
+	    f->off == f->addr) {
+		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
+		f->off = 0;
+		f->size = 0;
+	}
 }
 
 bool
@@ -240,7 +296,7 @@ int
 kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	       const char **why)
 {
-	const char *e = s + len, *p, *tok, *mod, *plus;
+	const char *e = s + len, *p, *tok;
 	size_t n;
 
 	memset(f, 0, sizeof(*f));
@@ -297,49 +353,255 @@ kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 	while (p < e && is_blank(*p))
 		p++;
 	if (p < e && *p == '"' && (tok = quoted_end(p, e)) != NULL) {
-		if (parse_quoted(p, tok, e, f, why) < 0)
+		if (parse_after_quote(tok, e, f, why) < 0)
 			return -1;
-		goto check_offset;
-	}
-	/*
-	 * MODULE: the last " [" with something in it; an empty "[" or "[]"
-	 * stays part of the symbol, so that a writer that leaves out an
-	 * absent module cannot expose an earlier " [" of the symbol.
-	 */
-	for (mod = e - 1; mod > p; mod--)
-		if (*mod == '[' && is_blank(mod[-1]))
-			break;
-	if (mod > p && !(e - mod == 1 || (e - mod == 2 && e[-1] == ']'))) {
-		parse_module(mod, e, false, f);
-		e = mod;
-		while (e > p && is_blank(e[-1]))
-			e--;
-	}
-	if (e > p && parse_offsize(p, e, &plus, f) && plus > p) {
-		e = plus;
-	} else {
-		/* " : +179" is a symbol: drop what parse_offsize set */
-		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
-		f->off = 0;
-		f->size = 0;
-	}
-	if (e > p)
-		f->sym = kp_intern(p, (size_t)(e - p));
-	if (!f->sym && !(f->flags & KP_F_ADDR)) {
-		*why = "frame has neither address nor symbol";
+		f->sym = intern_unquoted(p, tok);
+	} else if (parse_bare(p, e, f, why) < 0) {
 		return -1;
 	}
-check_offset:
-	/* the old perf converter printed the address as the offset */
-	if ((f->flags & KP_F_ADDR) && (f->flags & KP_F_OFF) && f->addr &&
-	    f->off == f->addr) {
-		/* and its size with it: a size without an offset is not
-		 * printed, so two frames would print as one */
-		f->flags &= ~(uint32_t)(KP_F_OFF | KP_F_SIZE);
-		f->off = 0;
-		f->size = 0;
-	}
+	drop_addr_offset(f);
 	return 0;
+}
+
+/*
+ * ---- the frame a line reads back as ----
+ *
+ * kp_frame_reread says, from the fields of a frame, what the reader
+ * makes of the line kp_write_frame prints for it.  The writer's line is
+ *
+ *	[ 0xADDR][ : SYM[+0xOFF[/0xSIZE]]][ [MODULE]][ (inexact)][ (inline)]
+ *	[ (at FILE[:LINE])]
+ *
+ * with SYM quoted when kp_sym_needs_quote says so (the offset goes
+ * inside the brackets when there is no symbol), and the reader takes
+ * it apart from the end: annotations, then the module, then the offset.
+ * So a field reads back as itself unless its text runs into the next
+ * one's:
+ *
+ *   - SYM: always (quoted when it must be), except a bare one that ends
+ *     the line and ends in a newline: the line end takes its trailing
+ *     newlines, carriage returns and blanks, and what is left is read as
+ *     a symbol with its own offset, module and annotations;
+ *   - MODULE after a symbol: unless empty or holding a blank followed by
+ *     '[' (the reader takes the last " [" for the module's start); with
+ *     no symbol (after an address) it does, but an empty one reads as
+ *     none and one that ends in "+HEX" or "+HEX/HEX" without an offset of
+ *     the frame gives those as the offset; with neither symbol nor
+ *     address the line does not read at all;
+ *   - (at FILE:LINE): unless FILE holds a '(' (the reader takes the last
+ *     '(' for the annotation's start) or FILE and LINE are both empty;
+ *     LINE 0 is not printed, so a FILE ending in ":DIGITS" gives those as
+ *     the line, and an empty FILE with a line reads as the file ":LINE";
+ *   - OFF and SIZE: when printed (OFF with a symbol, or a module and no
+ *     symbol; SIZE with OFF), and the reader drops an offset equal to the
+ *     address (the old perf converter's mistake) when there is a symbol;
+ *     LINE without FILE and flags of no annotation are not printed.
+ *
+ * Where text runs together (the annotations that do not read back, and
+ * the module or symbol before them), the run is joined and read with the
+ * reader's own functions below.  The rule equals printing the line and
+ * parsing it: tests/unit/test_frame_reread.c checks it against exactly
+ * that on many generated frames of the characters that matter.
+ */
+
+/* Scratch text of a run, one buffer per use. */
+struct run {
+	char *p;
+	size_t n, cap;
+};
+
+static void
+run_add(struct run *r, const char *s, size_t n)
+{
+	if (r->cap < r->n + n + 1) {
+		r->cap = 2 * (r->n + n) + 64;
+		r->p = kp_xrealloc(r->p, r->cap);
+	}
+	memcpy(r->p + r->n, s, n);
+	r->n += n;
+	r->p[r->n] = '\0';
+}
+
+static void
+run_addf(struct run *r, const char *fmt, unsigned long long v)
+{
+	char t[32];
+	int n = snprintf(t, sizeof(t), fmt, v);
+
+	run_add(r, t, (size_t)n);
+}
+
+/* The writer's "+0xOFF" or "+0xOFF/0xSIZE". */
+static void
+run_offsize(struct run *r, const struct kp_frame *f)
+{
+	run_addf(r, "+0x%llx", (unsigned long long)f->off);
+	if (f->flags & KP_F_SIZE)
+		run_addf(r, "/0x%llx", (unsigned long long)f->size);
+}
+
+/* "(at FILE:LINE)" with FILE free of '(' and not both empty: as printed. */
+static void
+reread_at(const struct kp_frame *f, struct kp_frame *g)
+{
+	const char *colon;
+	uint64_t line;
+	size_t n = strlen(f->file);
+	char t[16];
+
+	if (f->line) {
+		if (n) {
+			g->file = f->file;
+			g->line = f->line;
+		} else {
+			g->file = kp_intern(t, (size_t)snprintf(t, sizeof(t),
+								":%u",
+								f->line));
+		}
+		return;
+	}
+	g->file = f->file;
+	colon = strrchr(f->file, ':');
+	if (colon && colon > f->file &&
+	    kp_parse_u64(colon + 1, n - (size_t)(colon + 1 - f->file), 10,
+			 &line) == 0 &&
+	    line <= UINT32_MAX) {
+		g->file = kp_intern(f->file, (size_t)(colon - f->file));
+		g->line = (uint32_t)line;
+	}
+}
+
+/* "[MODULE+0xOFF/0xSIZE]" after an address, no annotation after it. */
+static void
+reread_module(const struct kp_frame *f, struct kp_frame *g)
+{
+	const char *m = f->module, *plus, *e = m + strlen(m);
+
+	if (f->flags & KP_F_OFF) {
+		g->flags |= f->flags & (KP_F_OFF | KP_F_SIZE);
+		g->off = f->off;
+		g->size = f->flags & KP_F_SIZE ? f->size : 0;
+	} else if (parse_offsize(m, e, &plus, g)) {
+		e = plus;
+	}
+	if (e > m)
+		g->module = *e ? kp_intern(m, (size_t)(e - m)) : f->module;
+}
+
+/* A module after a symbol reads back as itself. */
+static bool
+module_alone(const char *m)
+{
+	const char *p;
+
+	if (!*m)
+		return false;
+	for (p = m + 1; (p = strchr(p, '[')) != NULL; p++)
+		if (is_blank(p[-1]))
+			return false;
+	return true;
+}
+
+bool
+kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
+{
+	static struct run ann, rest;
+	const uint32_t notes = KP_F_INEXACT | KP_F_INLINE;
+	const char *left = "", *e, *why;
+	size_t nleft = 0;
+	bool off = f->flags & KP_F_OFF, last;
+
+	memset(g, 0, sizeof(*g));
+	if (!f->file) {
+		g->flags |= f->flags & notes;
+	} else if ((*f->file || f->line) && !strchr(f->file, '(')) {
+		g->flags |= f->flags & notes;
+		reread_at(f, g);
+	} else {
+		/* the annotations stop reading back: what is left of them
+		 * joins the module, or the symbol */
+		ann.n = 0;
+		if (f->flags & KP_F_INEXACT)
+			run_add(&ann, " (inexact)", 10);
+		if (f->flags & KP_F_INLINE)
+			run_add(&ann, " (inline)", 9);
+		run_add(&ann, " (at ", 5);
+		run_add(&ann, f->file, strlen(f->file));
+		if (f->line)
+			run_addf(&ann, ":%llu", f->line);
+		run_add(&ann, ")", 1);
+		left = ann.p;
+		nleft = (size_t)(strip_annotations(ann.p, ann.p + ann.n, g,
+						   false) - ann.p);
+	}
+	if (!f->sym && !(f->flags & KP_F_ADDR))
+		return false; /* the line starts with '[', '(', or is empty */
+	if (f->flags & KP_F_ADDR) {
+		g->addr = f->addr;
+		g->flags |= KP_F_ADDR;
+	}
+	if (!f->sym) {
+		if (!f->module)
+			return nleft == 0; /* else '(' after the address */
+		if (!nleft) {
+			reread_module(f, g);
+			return true;
+		}
+		rest.n = 0;
+		run_add(&rest, "[", 1);
+		run_add(&rest, f->module, strlen(f->module));
+		if (off)
+			run_offsize(&rest, f);
+		run_add(&rest, "]", 1);
+		run_add(&rest, left, nleft);
+		parse_module(rest.p, rest.p + rest.n, true, g);
+		return true;
+	}
+	last = !f->module && !off && !f->file && !(f->flags & notes);
+	if (!nleft && (!f->module || module_alone(f->module)) &&
+	    (!last || kp_sym_needs_quote(f->sym) ||
+	     f->sym[strlen(f->sym) - 1] != '\n')) {
+		g->sym = f->sym;
+		g->module = f->module;
+		if (off) {
+			g->flags |= f->flags & (KP_F_OFF | KP_F_SIZE);
+			g->off = f->off;
+			g->size = f->flags & KP_F_SIZE ? f->size : 0;
+		}
+		drop_addr_offset(g);
+		return true;
+	}
+	/* the run from the symbol to the end of the line */
+	rest.n = 0;
+	if (!kp_sym_needs_quote(f->sym))
+		run_add(&rest, f->sym, strlen(f->sym));
+	if (off)
+		run_offsize(&rest, f);
+	if (f->module) {
+		run_add(&rest, " [", 2);
+		run_add(&rest, f->module, strlen(f->module));
+		run_add(&rest, "]", 1);
+	}
+	run_add(&rest, left, nleft);
+	e = rest.p + rest.n;
+	if (kp_sym_needs_quote(f->sym)) {
+		if (parse_after_quote(rest.p, e, g, &why) < 0)
+			return false;
+		g->sym = f->sym;
+	} else {
+		if (last) {
+			/* the line end: the reader's, then the parser's */
+			while (e > rest.p && (e[-1] == '\n' || e[-1] == '\r'))
+				e--;
+			while (e > rest.p && (is_blank(e[-1]) || e[-1] == '\r'))
+				e--;
+			e = strip_annotations(rest.p, e, g, true);
+		}
+		if (parse_bare(rest.p, e, g, &why) < 0)
+			return false;
+	}
+	drop_addr_offset(g);
+	return true;
 }
 
 bool

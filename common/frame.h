@@ -39,9 +39,19 @@ struct kp_frame {
 	const char *file; /* source file, with line (kp-addr2sym -l) */
 	uint32_t line;
 	uint32_t flags;
+	/*
+	 * Not part of the frame: kp_frame_intern numbers the frames it
+	 * keeps 0, 1, 2 ... (kp_frame_count() of them), so that a filter
+	 * keeps what it derives from a frame in an array indexed by id
+	 * instead of a table keyed by pointer.  Ignored in *f.
+	 */
+	uint32_t id;
 };
 
-/* Return the unique pointer for a frame equal to *f. */
+/* The bytes of a frame that are the frame (all but id). */
+#define KP_FRAME_KEY offsetof(struct kp_frame, id)
+
+/* Return the unique pointer for a frame equal to *f (id aside). */
 const struct kp_frame *kp_frame_intern(const struct kp_frame *f);
 /* Helper: intern a frame from parts (any of sym/module may be NULL). */
 const struct kp_frame *kp_frame_make(uint64_t addr, unsigned flags,
@@ -55,6 +65,13 @@ size_t kp_frame_count(void);
  */
 int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
 		   const char **why);
+/*
+ * The frame the reader reads back from the line kp_write_frame prints for
+ * *f, computed from its fields (the rule is above its code in frame.c):
+ * true and *g, or false when that line reads as no frame (neither an
+ * address nor a symbol).  Strings in *f must be interned; so are *g's.
+ */
+bool kp_frame_reread(const struct kp_frame *f, struct kp_frame *g);
 
 /* True for an x86-64 kernel-half address (0xffff800000000000 and up). */
 static inline bool

@@ -142,9 +142,11 @@ void kp_pd_close(struct kp_pd *pd);
 /* ---- perfdata_conv.c: perf.data to kp stacks ---- */
 
 struct kp_perf_opts;
+struct kp_perf_events;
 
+/* perf2kp's options for perf.data: the converter only reads them. */
 struct kp_pd_opts {
-	struct kp_perf_opts *perf; /* perf2kp's options, and its results */
+	const struct kp_perf_opts *perf; /* those of perf script text too */
 	const char *kallsyms;      /* the kernel's symbols (NULL: found) */
 	bool no_demangle;          /* keep C++ symbols mangled */
 	bool offcpu; /* sched:sched_switch samples: each wait's stack
@@ -156,13 +158,16 @@ struct kp_pd_opts {
 
 /*
  * Convert one perf.data (kp_pd_is(in)) into agg: the samples of the
- * event perf_opts->event, else of the event with the most samples (the
- * others named on stderr), as perf report and perf script name them;
- * header metadata with kp_meta_set.  o: struct kp_pd_opts *.  Returns 0,
- * or -1 with *why when the input cannot be opened as perf.data; a
- * malformed record later is fatal: "prog: FILE: offset N: why", exit 2.
+ * event o->perf->event (with o->offcpu, sched:sched_switch), else of the
+ * event with the most samples (the others named on stderr), as perf
+ * report and perf script name them; the event kept and its samples go
+ * to evs (kp_perf_kept, for kp_perf_pick); header metadata with
+ * kp_meta_set.  Returns 0, or -1 with *why when the input cannot be
+ * opened as perf.data; a malformed record later is fatal: "prog: FILE:
+ * offset N: why", exit 2.
  */
-int kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *o,
+int kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
+			const struct kp_pd_opts *o, struct kp_perf_events *evs,
 			const char **why);
 
 #endif /* KP_PERFDATA_H */

@@ -29,8 +29,10 @@
 #include "unwind.h"
 
 struct pdc {
-	struct kp_pd_opts *o;
-	struct kp_perf_opts *po;
+	const struct kp_pd_opts *o;
+	const struct kp_perf_opts *po;
+	const char *event; /* the event to keep (NULL: the most samples') */
+	struct kp_perf_events *evs; /* the caller's: the event kept */
 	struct kp_input *in;
 	struct kp_pd *pd;
 	struct kp_resolver *res;
@@ -566,9 +568,9 @@ finish(struct pdc *c, struct kp_agg *agg)
 		e = kp_pd_event(c->pd, i);
 		if (e->dummy && e->nsamples == 0)
 			continue;
-		if (c->po->event ? event_is(e->name, c->po->event)
+		if (c->event ? event_is(e->name, c->event)
 				 : !keep || e->nsamples > keep->nsamples) {
-			if (!c->po->event || !keep) {
+			if (!c->event || !keep) {
 				keep = e;
 				ik = (int)i;
 			}
@@ -589,12 +591,12 @@ finish(struct pdc *c, struct kp_agg *agg)
 				       e->name, buf);
 		nlisted++;
 	}
-	if (c->po->event && !keep)
+	if (c->event && !keep)
 		kp_warn("%s: no event %s in it (%s)", kp_input_name(c->in),
-			c->po->event, list ? list : "no events");
+			c->event, list ? list : "no events");
 	else if (nlisted > 1 && keep)
 		kp_warn("%s: %s: kept %s%s", kp_input_name(c->in), list,
-			keep->name, c->po->event ? "" : "; --event to choose");
+			keep->name, c->event ? "" : "; --event to choose");
 	free(list);
 	if (keep && (size_t)ik < c->naggs) {
 		struct kp_agg *a = c->aggs[ik];
@@ -607,7 +609,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		}
 	}
 	if (keep) {
-		kp_perf_kept(c->po, keep->name, keep->nsamples, agg);
+		kp_perf_kept(c->evs, keep->name, keep->nsamples, agg);
 		kp_meta_set("samples", "%llu",
 			    (unsigned long long)keep->nsamples);
 		if (keep->attr.freq)
@@ -638,7 +640,8 @@ finish(struct pdc *c, struct kp_agg *agg)
 }
 
 int
-kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
+kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
+		    const struct kp_pd_opts *o, struct kp_perf_events *evs,
 		    const char **why)
 {
 	struct pdc c;
@@ -647,8 +650,10 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	int st;
 
 	memset(&c, 0, sizeof(c));
-	c.o = arg;
-	c.po = c.o->perf;
+	c.o = o;
+	c.po = o->perf;
+	c.event = o->offcpu ? "sched:sched_switch" : c.po->event;
+	c.evs = evs;
 	c.in = in;
 	if (!(c.pd = kp_pd_open(in, why)))
 		return -1;
@@ -660,7 +665,6 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in, void *arg,
 	if (c.o->offcpu) {
 		c.off = kp_offcpu_new();
 		c.sw_ev = -1;
-		c.po->event = "sched:sched_switch";
 	}
 	while ((st = kp_pd_next(c.pd, &r)) > 0) {
 		if (r.time > c.last_time)

@@ -12,11 +12,6 @@
 
 #include "profile.h"
 
-struct fslot {
-	const struct kp_frame *f; /* NULL: empty */
-	uint32_t key;
-};
-
 struct kslot {
 	const char *name; /* NULL: empty */
 	const char *module;
@@ -29,8 +24,8 @@ struct kp_profile {
 	struct kp_pkey *keys;
 	uint64_t *stamp; /* per key: the last stack that counted it */
 	size_t len, cap;
-	struct fslot *ftab; /* frame -> key */
-	size_t fcap, flen;
+	uint32_t *fkey; /* frame id -> key + 1 (0: not yet keyed) */
+	size_t fcap;
 	struct kslot *ktab; /* (name, module) -> key */
 	size_t kcap;
 	uint64_t total;
@@ -92,8 +87,6 @@ kp_profile_new(enum kp_by by, bool with_module)
 
 	p->by = by;
 	p->with_module = with_module;
-	p->fcap = 1024;
-	p->ftab = kp_xcalloc(p->fcap, sizeof(*p->ftab));
 	p->kcap = 1024;
 	p->ktab = kp_xcalloc(p->kcap, sizeof(*p->ktab));
 	p->unknown = kp_intern_str("[unknown]");
@@ -107,7 +100,7 @@ kp_profile_free(struct kp_profile *p)
 		return;
 	free(p->keys);
 	free(p->stamp);
-	free(p->ftab);
+	free(p->fkey);
 	free(p->ktab);
 	free(p->kbuf);
 	free(p->nb);
@@ -253,39 +246,29 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 	return key_for(p, name, p->with_module ? mod : NULL);
 }
 
-static void
-ftab_grow(struct kp_profile *p)
-{
-	struct fslot *old = p->ftab;
-	size_t oldcap = p->fcap, i, j;
-
-	p->fcap *= 2;
-	p->ftab = kp_xcalloc(p->fcap, sizeof(*p->ftab));
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i].f)
-			continue;
-		j = ptr_hash(old[i].f, NULL) & (p->fcap - 1);
-		while (p->ftab[j].f)
-			j = (j + 1) & (p->fcap - 1);
-		p->ftab[j] = old[i];
-	}
-	free(old);
-}
-
+/*
+ * A frame's key, by the frame's id (an array, not a table keyed by
+ * pointer: on a real capture most frames are looked up cold, and the
+ * array of 4-byte keys stays in the cache where a table did not).
+ */
 uint32_t
 kp_profile_key(struct kp_profile *p, const struct kp_frame *f)
 {
-	size_t j = ptr_hash(f, NULL) & (p->fcap - 1);
+	size_t cap;
 	uint32_t id;
 
-	for (; p->ftab[j].f; j = (j + 1) & (p->fcap - 1))
-		if (p->ftab[j].f == f)
-			return p->ftab[j].key;
+	if (f->id >= p->fcap) {
+		cap = p->fcap ? p->fcap : 1024;
+		while (cap <= f->id)
+			cap *= 2;
+		p->fkey = kp_xrealloc(p->fkey, cap * sizeof(*p->fkey));
+		memset(p->fkey + p->fcap, 0, (cap - p->fcap) * sizeof(*p->fkey));
+		p->fcap = cap;
+	}
+	if (p->fkey[f->id])
+		return p->fkey[f->id] - 1;
 	id = make_key(p, f);
-	/* make_key does not touch ftab, so slot j is still free */
-	p->ftab[j] = (struct fslot){ f, id };
-	if (++p->flen * 2 > p->fcap)
-		ftab_grow(p);
+	p->fkey[f->id] = id + 1;
 	return id;
 }
 

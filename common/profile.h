@@ -93,7 +93,8 @@ struct kp_profile;
 struct kp_profile *kp_profile_new(enum kp_by by, bool with_module);
 void kp_profile_free(struct kp_profile *p);
 
-/* The key id of a frame (created on first use; cached per frame). */
+/* The key id of an interned frame (created on first use; cached per
+ * frame id). */
 uint32_t kp_profile_key(struct kp_profile *p, const struct kp_frame *f);
 /*
  * The key ids of frames[0..n) into keys[0..n) (leaf first, as frames).

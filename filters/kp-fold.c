@@ -150,6 +150,32 @@ frame_name(const struct kp_frame *f, char **nb, size_t *ncap)
 	return n + 1;
 }
 
+/*
+ * What of a frame its folded name and annotation use: the symbol (with
+ * its offset under --offsets), the module, the inline mark, and the
+ * address of a frame without a symbol.  Stacks equal in these fold to
+ * one line, so they merge as they are read (kp_agg_read_keyed).
+ */
+static const struct kp_frame *
+fold_key(const struct kp_frame *f)
+{
+	struct kp_frame g;
+
+	memset(&g, 0, sizeof(g));
+	g.sym = f->sym;
+	g.module = f->module;
+	g.flags = f->flags & KP_F_INLINE;
+	if (f->sym && opt_offsets && (f->flags & KP_F_OFF)) {
+		g.off = f->off;
+		g.flags |= KP_F_OFF;
+	}
+	if (!f->sym && (f->flags & KP_F_ADDR)) {
+		g.addr = f->addr;
+		g.flags |= KP_F_ADDR;
+	}
+	return kp_frame_intern(&g);
+}
+
 /* Append the folded text of st to *buf (root first). */
 static size_t
 fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
@@ -256,7 +282,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_read_files(argc, argv);
+	agg = kp_agg_read_keyed(argc, argv, fold_key);
 	/* "unix`0xfffffffffb800c91": the DTrace peers keep the address */
 	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
 		       strcmp(kp_meta_get("source"), "dtrace") == 0;

@@ -18,18 +18,24 @@
 #include "conv.h"
 #include "perfdata.h"
 
+/* What each file is converted with: the options, and the events seen. */
+struct run {
+	const struct kp_pd_opts *o;
+	struct kp_perf_events *evs;
+};
+
 /* perf.data by its magic, else perf script text. */
 static int
 convert(struct kp_agg *agg, struct kp_input *in, void *arg, const char **why)
 {
-	struct kp_pd_opts *o = arg;
+	const struct run *r = arg;
 
 	if (kp_pd_is(in))
-		return kp_perfdata_convert(agg, in, o, why);
-	if (o->offcpu)
+		return kp_perfdata_convert(agg, in, r->o, r->evs, why);
+	if (r->o->offcpu)
 		kp_die("%s: --off-cpu reads a perf.data, not perf script text",
 		       kp_input_name(in));
-	return kp_perf_convert(agg, in, o->perf, why);
+	return kp_perf_convert(agg, in, r->o->perf, r->evs, why);
 }
 
 static void
@@ -113,6 +119,8 @@ main(int argc, char **argv)
 	};
 	struct kp_perf_opts o;
 	struct kp_pd_opts pdo = { .perf = &o };
+	struct kp_perf_events evs = { 0 };
+	struct run run = { &pdo, &evs };
 	struct kp_agg *agg;
 	int ch;
 
@@ -185,14 +193,14 @@ main(int argc, char **argv)
 	argv += optind;
 
 	agg = kp_agg_new();
-	kp_conv_files(agg, argc, argv, convert, &pdo);
+	kp_conv_files(agg, argc, argv, convert, &run);
 	if (!kp_meta_get("source"))
 		kp_meta_set("source", "perf script");
-	agg = kp_perf_pick(&o, agg);
+	agg = kp_perf_pick(&o, &evs, agg);
 	kp_meta_set("weight", "%s", pdo.offcpu ? "off-cpu-ns"
 				    : o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
 	kp_agg_free(agg);
-	kp_perf_opts_free(&o);
+	kp_perf_events_free(&evs);
 	return kp_finish();
 }

@@ -29,11 +29,12 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	const char *why;
 	bool rejected = false;
 	struct kp_perf_opts o;
+	struct kp_perf_events evs = { 0 };
 
 	set_opts(&o, flags);
-	if (kp_perf_convert(agg, in, &o, &why) < 0)
+	if (kp_perf_convert(agg, in, &o, &evs, &why) < 0)
 		rejected = true;
-	kp_perf_opts_free(&o);
+	kp_perf_events_free(&evs);
 	return rejected;
 }
 
@@ -44,6 +45,7 @@ run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
 {
 	char path[64], *out = NULL;
 	struct kp_perf_opts o;
+	struct kp_perf_events evs = { 0 };
 	struct kp_agg *agg = kp_agg_new();
 	struct kp_input *in;
 	const char *why;
@@ -52,17 +54,17 @@ run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
 	set_opts(&o, flags);
 	kp_skipped = 0;
 	in = kp_input_open(path);
-	if (kp_perf_convert(agg, in, &o, &why) == 0) {
+	if (kp_perf_convert(agg, in, &o, &evs, &why) == 0) {
 		*samples = 0;
-		for (size_t i = 0; i < o.nevents; i++)
-			*samples += o.events[i].samples;
-		agg = kp_perf_pick(&o, agg);
+		for (size_t i = 0; i < evs.n; i++)
+			*samples += evs.v[i].samples;
+		agg = kp_perf_pick(&o, &evs, agg);
 		out = write_kp(agg, len);
 		*skipped = kp_skipped;
 	}
 	kp_input_close(in);
 	close(fd);
-	kp_perf_opts_free(&o);
+	kp_perf_events_free(&evs);
 	kp_agg_free(agg);
 	return out;
 }

@@ -77,6 +77,7 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 {
 	struct kp_perf_opts o;
 	struct kp_pd_opts pdo;
+	struct kp_perf_events evs = { 0 };
 	const char *why;
 	int ret;
 
@@ -92,8 +93,8 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	pdo.keep_going = true;
 	if (!kp_pd_is(in))
 		return true;
-	ret = kp_perfdata_convert(agg, in, &pdo, &why);
-	kp_perf_opts_free(&o);
+	ret = kp_perfdata_convert(agg, in, &pdo, &evs, &why);
+	kp_perf_events_free(&evs);
 	return ret < 0;
 }
 
