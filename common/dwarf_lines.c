@@ -167,6 +167,20 @@ fail:
 	return NULL;
 }
 
+bool
+kp_dwarf_has_symtab(struct kp_dwarf *dw)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(dw->mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
 void
 kp_dwarf_close(struct kp_dwarf *dw)
 {
@@ -470,9 +484,25 @@ kp_dwarf_lookup(struct kp_dwarf *dw, uint64_t addr, bool inlines,
 		out[n].func = die_name(die);
 		out[n].file = file;
 		out[n].line = (unsigned)line;
+		out[n].linkage = false;
+		out[n].has_entry = false;
 		n++;
-		if (tag != DW_TAG_inlined_subroutine)
+		if (tag != DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute la;
+			Dwarf_Addr lo;
+
+			out[n - 1].linkage =
+				dwarf_attr_integrate(die, DW_AT_linkage_name,
+						     &la) ||
+				dwarf_attr_integrate(die,
+						     DW_AT_MIPS_linkage_name,
+						     &la);
+			if (dwarf_lowpc(die, &lo) == 0 && !dw->secs) {
+				out[n - 1].has_entry = true;
+				out[n - 1].entry = lo + cubias - dw->bias;
+			}
 			break;
+		}
 		/* where the caller called it: the next level's line */
 		file = NULL;
 		line = 0;

@@ -24,6 +24,11 @@ struct kp_srcframe {
 	const char *func; /* DWARF name (linkage name if any), or NULL */
 	const char *file; /* as the line table has it, or NULL */
 	unsigned line;    /* 0 if unknown */
+	/* with inlines, the function it is all inlined into (the last
+	 * entry): whether func is a linkage name, and where the function
+	 * begins (its low pc, a file address) if has_entry */
+	bool linkage, has_entry;
+	uint64_t entry;
 };
 
 /*
@@ -57,6 +62,9 @@ struct kp_dwarf *kp_dwarf_open_kmod(const char *path, const char *modname,
 						    const char *sec,
 						    uint64_t *addr, void *arg),
 				    void *arg, char *err, size_t errlen);
+
+/* Whether the file itself (not its debug file) has a .symtab. */
+bool kp_dwarf_has_symtab(struct kp_dwarf *dw);
 
 void kp_dwarf_close(struct kp_dwarf *dw);
 

@@ -887,11 +887,20 @@ decode_sample(struct kp_pd *pd, struct kp_pd_rec *r, struct cur c)
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {
 		r->regs_abi = get64(&c);
+		if (c.ok && r->regs_abi > PERF_SAMPLE_REGS_ABI_64)
+			return fail(pd, r->offset, "REGS_USER abi %llu is none "
+				    "of perf's (0 none, 1 32-bit, 2 64-bit)",
+				    (unsigned long long)r->regs_abi);
 		if (r->regs_abi) {
 			uint64_t mask = a->sample_regs_user;
 			uint32_t i;
 
 			r->nregs = (uint32_t)__builtin_popcountll(mask);
+			if (c.ok && (uint64_t)(c.e - c.p) / 8 < r->nregs)
+				return fail(pd, r->offset, "REGS_USER of %u "
+					    "registers in a record of %zu "
+					    "bytes", r->nregs,
+					    (size_t)(c.e - (const uint8_t *)pd->rec));
 			for (i = 0; i < r->nregs; i++)
 				pd->regs[i] = get64(&c);
 			r->regs = pd->regs;
@@ -899,11 +908,22 @@ decode_sample(struct kp_pd *pd, struct kp_pd_rec *r, struct cur c)
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		r->stack_size = get64(&c);
+		/* the kernel copies whole words, and a dyn_size follows */
+		if (c.ok && (r->stack_size % 8 ||
+			     (r->stack_size &&
+			      (uint64_t)(c.e - c.p) / 8 < r->stack_size / 8 + 1)))
+			return fail(pd, r->offset, "STACK_USER of %llu bytes in "
+				    "a record of %zu bytes",
+				    (unsigned long long)r->stack_size,
+				    (size_t)(c.e - (const uint8_t *)pd->rec));
 		r->stack = getn(&c, r->stack_size);
 		if (r->stack_size) {
 			r->stack_dyn = get64(&c);
-			if (r->stack_dyn > r->stack_size)
-				c.ok = false;
+			if (c.ok && r->stack_dyn > r->stack_size)
+				return fail(pd, r->offset, "STACK_USER dyn_size "
+					    "%llu is more than its %llu bytes",
+					    (unsigned long long)r->stack_dyn,
+					    (unsigned long long)r->stack_size);
 		}
 	}
 	if (!c.ok)

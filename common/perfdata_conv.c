@@ -9,7 +9,11 @@
  * entries in order (the PERF_CONTEXT_* marks switch between kernel and
  * user and are not frames), each address named as perf names it (at the
  * address itself, not at pc - 1: perf 6.1 looks return addresses up as
- * they are), a sample without a callchain counted by its IP.
+ * they are), a sample without a callchain counted by its IP.  A sample
+ * with a user stack copy (--call-graph dwarf: REGS_USER and STACK_USER)
+ * has its user frames unwound from it (common/unwind), after the
+ * callchain's, named as perf names unwound frames (its pcs less 1 but
+ * the first, with inlined functions: KP_RES_PERF_INLINES).
  */
 #include <libiberty/demangle.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 #include "perfdata.h"
 #include "procs.h"
 #include "resolve.h"
+#include "unwind.h"
 
 struct pdc {
 	const struct kp_pd_opts *o;
@@ -41,8 +46,12 @@ struct pdc {
 	struct kp_slots tidy;  /* resolver frame -> frame as perf2kp names it */
 	struct named *named;   /* the frames of an address: see push_addr */
 	struct kp_pool pool;
-	bool dwarf_said;
 	bool user_dropped; /* --kernel-only left out user frames */
+	/* --call-graph dwarf: the user stack copies unwound */
+	struct kp_unwind *uw;
+	uint64_t *pcs;
+	uint64_t not_unwound; /* samples with a stack copy not unwound */
+	const char *not_unwound_why; /* the first one's reason */
 	/* --off-cpu */
 	struct kp_offcpu *off;
 	struct kp_sched_switch sw; /* its RAW layout, from tracefs */
@@ -79,7 +88,7 @@ tidy(struct pdc *c, const struct kp_frame *f)
 	struct kp_slot *sl;
 	char *s, *d;
 
-	if (!f->sym || (c->po->raw_names &&
+	if (!f->sym || (c->po->raw_names && !(f->flags & KP_F_INLINE) &&
 			(c->o->no_demangle || strncmp(f->sym, "_Z", 2) != 0)))
 		return f;
 	h = kp_hash(&f, sizeof(f));
@@ -91,6 +100,13 @@ tidy(struct pdc *c, const struct kp_frame *f)
 				return t->to;
 	}
 	g = *f;
+	if (f->flags & KP_F_INLINE) {
+		/* perf script's "(inlined)" frame, as the text path reads it:
+		 * no dso, inline only with --inline */
+		g.module = NULL;
+		if (!c->po->inline_flag)
+			g.flags &= ~(uint32_t)KP_F_INLINE;
+	}
 	d = NULL;
 	if (!c->o->no_demangle && strncmp(f->sym, "_Z", 2) == 0 &&
 	    !kp_module_is_kernel(f->module))
@@ -105,7 +121,9 @@ tidy(struct pdc *c, const struct kp_frame *f)
 	kp_slots_reserve(&c->tidy, 1024);
 	t = kp_pool_alloc(&c->pool, sizeof(*t));
 	t->from = f;
-	t->to = g.sym == f->sym ? f : kp_conv_intern(&g);
+	t->to = g.sym == f->sym && g.module == f->module &&
+			g.flags == f->flags
+		? f : kp_conv_intern(&g);
 	sl = kp_slots_free_slot(&c->tidy, h);
 	sl->hash = h;
 	sl->p = t;
@@ -157,13 +175,16 @@ struct named {
 	const char *file; /* NULL: kernel or no mapping (see sp) */
 	uint64_t base, ip;
 	int sp;
+	unsigned rflags;
 	uint32_t n;
 	const struct kp_frame **fr;
 };
 
-/* Push the frames of one address of space sp. */
+/* Push the frames of one address of space sp; rflags 0, or
+ * KP_RES_PERF_INLINES for a user frame unwound from a stack copy. */
 static void
-push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
+push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip,
+	  unsigned rflags)
 {
 	const struct kp_frame *const *fr;
 	const struct kp_map *m = NULL;
@@ -182,17 +203,17 @@ push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
 		file = m->path;
 		base = m->start - m->pgoff;
 	}
-	h = (ip ^ (uintptr_t)file ^ base * 31 ^ (uint64_t)sp << 60) *
-	    0x9e3779b97f4a7c15ull;
+	h = (ip ^ (uintptr_t)file ^ base * 31 ^ (uint64_t)sp << 60 ^
+	     (uint64_t)rflags << 40) * 0x9e3779b97f4a7c15ull;
 	e = &c->named[h >> 48 & (NAMED - 1)];
 	if (!e->fr || e->ip != ip || e->file != file || e->base != base ||
-	    e->sp != sp) {
+	    e->sp != sp || e->rflags != rflags) {
 		if (sp == SP_KERNEL) {
 			if (!c->kernel_tried)
 				load_kernel(c);
 			n = kp_resolve_kernel(c->res, ip, 0, &fr);
 		} else if (m) {
-			n = kp_resolve_user(c->res, m, ip, 0, &fr);
+			n = kp_resolve_user(c->res, m, ip, rflags, &fr);
 		} else {
 			static const struct kp_frame *one;
 
@@ -209,6 +230,7 @@ push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip)
 		e->file = file;
 		e->base = base;
 		e->sp = sp;
+		e->rflags = rflags;
 	}
 	for (i = 0; i < e->n; i++)
 		kp_conv_push(&c->cv, e->fr[i]);
@@ -242,6 +264,41 @@ push_proc(struct pdc *c, const struct kp_pd_rec *r)
 				     .sym = kp_intern(t, k + n) }));
 }
 
+/*
+ * The user frames of a sample with a stack copy, unwound from it as perf
+ * unwinds them; false if there are none.
+ */
+static bool
+push_unwound(struct pdc *c, const struct kp_pd_rec *r)
+{
+	struct kp_unwind_regs u = {
+		.pid = r->pid, .abi = r->regs_abi,
+		.mask = kp_pd_event(c->pd, (size_t)r->ev)->attr.sample_regs_user,
+		.regs = r->regs, .nregs = r->nregs,
+		.stack = r->stack, .size = r->stack_dyn,
+	};
+	const char *why;
+	size_t n, i;
+
+	if (c->po->space == KP_SPACE_KERNEL) {
+		c->user_dropped = true;
+		return false;
+	}
+	if (!c->uw) {
+		c->uw = kp_unwind_new(c->procs, kp_pd_info(c->pd)->arch);
+		c->pcs = kp_xmalloc(KP_UNWIND_MAX * sizeof(*c->pcs));
+	}
+	n = kp_unwind_user(c->uw, &u, c->pcs, KP_UNWIND_MAX, &why);
+	if (n == 0) {
+		if (!c->not_unwound++)
+			c->not_unwound_why = why;
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		push_addr(c, r, SP_USER, c->pcs[i], KP_RES_PERF_INLINES);
+	return true;
+}
+
 /* The stack of sample r in c->cv, as perf names it. */
 static void
 stack(struct pdc *c, const struct kp_pd_rec *r)
@@ -256,13 +313,6 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 		while (c->naggs <= (size_t)r->ev)
 			c->aggs[c->naggs++] = kp_agg_new();
 	}
-	if (r->stack_size && !c->dwarf_said) {
-		c->dwarf_said = true;
-		kp_warn("%s: a --call-graph dwarf capture: its user stacks are "
-			"not unwound here, so user frames past the sampled IP "
-			"are missing (perf script unwinds them)",
-			kp_input_name(c->in));
-	}
 	first = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				PERF_RECORD_MISC_KERNEL
 			? SP_KERNEL
@@ -276,7 +326,7 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 	for (i = 0; i < r->nchain; i++) {
 		ip = r->chain[i];
 		if (ip < PERF_CONTEXT_MAX) {
-			push_addr(c, r, sp, ip);
+			push_addr(c, r, sp, ip, 0);
 			any = true;
 			continue;
 		}
@@ -295,8 +345,10 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 			break;
 		}
 	}
+	if (i == r->nchain && r->regs_abi && r->stack_dyn)
+		any |= push_unwound(c, r);
 	if (!any)
-		push_addr(c, r, first, r->ip);
+		push_addr(c, r, first, r->ip, 0);
 	if (c->cv.n == 0 && c->user_dropped) /* user time, as kp-sample names it */
 		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
 	if (c->po->proc != KP_PROC_NONE)
@@ -644,7 +696,15 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 				(unsigned long long)c.nbad);
 		kp_skipped += c.nbad;
 	}
+	if (c.not_unwound)
+		kp_warn("%s: %llu sample%s with a user stack copy not "
+			"unwound (%s%s): counted by their IP and kernel frames",
+			kp_input_name(in), (unsigned long long)c.not_unwound,
+			c.not_unwound == 1 ? "" : "s", c.not_unwound_why,
+			c.not_unwound == 1 ? "" : ", the first");
 	finish(&c, agg);
+	kp_unwind_free(c.uw);
+	free(c.pcs);
 	kp_offcpu_free(c.off);
 	free(c.words);
 	for (i = 0; i < c.naggs; i++)

@@ -212,17 +212,23 @@ dso_id_ok(struct dso *d, const char *want)
 }
 
 static struct kp_dwarf *
-dso_dwarf(struct dso *d)
+dso_dwarf_open(struct dso *d, bool warn)
 {
 	char err[512];
 
 	if (!d->dw_tried && d->st) {
 		d->dw_tried = true;
 		d->dw = kp_dwarf_open(d->path, err, sizeof(err));
-		if (!d->dw)
+		if (!d->dw && warn)
 			kp_warn("%s; no source lines", err);
 	}
 	return d->dw;
+}
+
+static struct kp_dwarf *
+dso_dwarf(struct dso *d)
+{
+	return dso_dwarf_open(d, true);
 }
 
 /* ---- kernel modules: .ko files for lines and inlines ---- */
@@ -655,6 +661,46 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
 	return k;
 }
 
+/*
+ * KP_RES_PERF_INLINES: the frames of in as perf names an unwound frame
+ * (resolve.h): DWARF's functions at daddr in dw, the outermost replaced
+ * by the symbol's frame (made by make_frames) when the names agree.
+ */
+static size_t
+perf_frames(const struct kp_resolver *r, const struct kp_frame *in,
+	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
+	    uint64_t daddr, uint64_t sym_start, const struct kp_frame **out)
+{
+	struct kp_srcframe sf[MAX_INLINE];
+	struct kp_frame f;
+	const char *name;
+	size_t n = 0, i;
+
+	if (dw && sym) /* perf expands only what a symbol names */
+		n = kp_dwarf_lookup(dw, daddr, true, sf, MAX_INLINE);
+	for (i = 0; i < n; i++) {
+		name = sf[i].func ? sf[i].func : "??";
+		/* addr2line (binutils) names a function without a linkage
+		 * name by the file's own symbol at its start, if it has a
+		 * .symtab (free, not __interceptor_free) */
+		if (i + 1 == n && sym && !sf[i].linkage && sf[i].has_entry &&
+		    sf[i].entry == sym_start && kp_dwarf_has_symtab(dw))
+			name = sym->name;
+		if (i + 1 == n && sym && strcmp(name, sym->name) == 0)
+			return i + make_frames(r, in, sym, module, NULL, daddr,
+					       out + i);
+		memset(&f, 0, sizeof(f));
+		f.addr = in->addr;
+		f.flags = KP_F_ADDR | KP_F_INLINE;
+		f.sym = kp_intern_str(name);
+		f.module = module;
+		out[i] = kp_frame_intern(&f);
+	}
+	if (n)
+		return n;
+	return make_frames(r, in, sym, module, NULL, daddr, out);
+}
+
 static uint64_t
 cent_hash(uint32_t kind, const void *obj, uint64_t a, uint64_t b,
 	  uint32_t flags)
@@ -802,15 +848,26 @@ kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
  */
 static size_t
 user_frames(struct kp_resolver *r, struct dso *d, const struct kp_frame *in,
-	    uint64_t vaddr, bool ret, const struct kp_frame **out, bool *ok)
+	    uint64_t vaddr, unsigned flags, const struct kp_frame **out,
+	    bool *ok)
 {
 	bool want_dw = r->flags & (KP_RES_LINES | KP_RES_INLINES);
+	bool ret = flags & KP_SYMTAB_RETADDR;
 	const char *module = in->module ? in->module : d->path;
 	struct kp_sym sym;
 	size_t n;
 
 	*ok = d->st && kp_symtab_lookup(d->st, vaddr,
 					ret ? KP_SYMTAB_RETADDR : 0, &sym);
+	if ((flags & KP_RES_PERF_INLINES) && (*ok || d->st)) {
+		n = perf_frames(r, in, *ok ? &sym : NULL, module,
+				dso_dwarf_open(d, false),
+				ret && vaddr ? vaddr - 1 : vaddr,
+				*ok ? vaddr - sym.off : 0, out);
+		if (!*ok)
+			*ok = n > 1 || out[0] != in;
+		return n;
+	}
 	if (!*ok && !(want_dw && d->st)) {
 		out[0] = in;
 		return 1;
@@ -854,7 +911,9 @@ kp_resolve_file(struct kp_resolver *r, const char *path, const char *build_id,
 	f.off = off;
 	fr[0] = kp_frame_intern(&f);
 	if (d && kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
-		n = user_frames(r, d, fr[0], vaddr, flags & KP_SYMTAB_RETADDR,
+		n = user_frames(r, d, fr[0], vaddr,
+				flags & (KP_SYMTAB_RETADDR |
+					 KP_RES_PERF_INLINES),
 				fr, &ok);
 	c = cache_add(r, h, C_FILE, d ? (const void *)d : path, off, addr,
 		      flags, fr, n, ok);
@@ -949,7 +1008,8 @@ kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 			    dso_get(r, in->module) :
 			    r->uelf;
 		if (d->st)
-			n = user_frames(r, d, in, frame_vaddr(d, in), ret, fr,
+			n = user_frames(r, d, in, frame_vaddr(d, in),
+					ret ? KP_SYMTAB_RETADDR : 0, fr,
 					&ok);
 		break;
 	default:

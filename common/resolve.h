@@ -81,6 +81,19 @@ enum {
 };
 
 /*
+ * kp_resolve_user / kp_resolve_file flag (beside KP_SYMTAB_RETADDR): the
+ * frames of an address as perf 6.1 names a frame it unwound from a
+ * --call-graph dwarf stack copy (machine.c append_inlines, with
+ * addr2line's names): one frame per function DWARF places the address
+ * in, innermost first, named by its linkage name or else its name; the
+ * outermost is the symbol's own frame when the two names are equal,
+ * else one more inlined frame in its place ("__libc_start_main_impl
+ * (inlined)" where the symbol is __libc_start_main).  Without DWARF
+ * for the file (no debug file), the symbol's frame alone, silently.
+ */
+#define KP_RES_PERF_INLINES (1u << 8)
+
+/*
  * A mapping of a file into a process: [start, end) holds the file from
  * byte pgoff on (what MMAP/MMAP2 records and /proc/PID/maps give).
  * path is interned (kp_intern_str); build_id is lowercase hex or NULL.

@@ -11,6 +11,15 @@ rec user -g -F 1999 -- perl -e "$P"
 rec two-events -a -g -F 999 -e cpu-clock -e page-faults -- $W
 rec fixed-period -a -g -c 500000 -e cpu-clock -- $W
 rec dwarf --call-graph dwarf,4096 -F 499 -- perl -e "$P"
+# the system's python3 (not one a PATH shim runs): stacks deeper than the
+# 8192-byte copies too; -z keeps the capture small
+PY='import json, re
+d = [{"k": i, "v": [str(j) for j in range(20)]} for i in range(30000)]
+s = json.dumps(d)
+x = json.loads(s)
+r = sorted(x, key=lambda e: -e["k"])
+print(len(re.findall(r"\d+", s)))'
+rec dwarf-python -z --call-graph dwarf,8192 -F 999 -- /usr/bin/python3 -c "$PY"
 perf record -q -o - -a -g -F 999 -- $W > perfdata-pipe.data
 rec z -z -g -F 999 -- $W
 dd if=/dev/zero of=/dev/null bs=64 count=100000000 2>/dev/null & pid=$!

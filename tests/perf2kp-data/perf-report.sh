@@ -17,8 +17,7 @@
 # rebuilt or removed since the capture (a system-wide capture holds other
 # programs of the machine: perf2kp names a file whose build-id changed or
 # that is gone, and perf script's text says which symbols were in it).  The --call-graph
-# dwarf capture is not compared: perf unwinds its user stacks, perf2kp
-# does not (it says so).
+# dwarf capture is compared in dwarf.sh.
 . "$KP_TOP/tests/perf2kp-data/setup.bash"
 status=0
 for capture in a-g user two-events fixed-period pipe z p tracepoint; do
