@@ -25,3 +25,17 @@ gen_kp() {
 	[ -s "$f" ] || "$KP_BUILD/bench/gen-kp" "$1" "$2" > "$f"
 	echo "$f"
 }
+# rows OUT NAME CMD...: measure NAME (bytes in $bytes), its line kept in OUT
+rows() {
+	local out=$1 name=$2
+	shift 2
+	measure "$name" "$bytes" "$@" | tee -a "$out"
+}
+# ratios OUT SAMPLES: each line of OUT as samples/s, and its time over the
+# first line's ("the time of" that first command)
+ratios() {
+	awk -v n="$2" '{ for (i = 1; i <= NF; i++) if ($i == "s") t[NR] = $(i - 1)
+			 name[NR] = $0; sub(/ +[0-9.]+ MB .*/, "", name[NR]) }
+		END { for (i = 1; i <= NR; i++)
+			printf "%-40s %10.0f samples/s  %5.1fx the time of %s\n", name[i], n / t[i], t[i] / t[1], name[1] }' "$1"
+}

@@ -27,18 +27,11 @@ n=$(perf2kp "$f" 2> /dev/null | sed -n 's/^# samples: //p')
 echo "capture: $f, $n samples, $(( $(wc -c < "$f") / 1000000 )) MB"
 [ "${n:-0}" -ge 100000 ] || echo "note: fewer than 100k samples"
 bytes=$(wc -c < "$f")
-row() { # name, cmd...
-	local name=$1; shift
-	measure "$name" "$bytes" "$@" | tee -a "$KP_TOP/bench/out/.perfdata"
-}
-: > "$KP_TOP/bench/out/.perfdata"
-row "perf2kp FILE | kp-inclusive" sh -c "perf2kp '$f' 2>/dev/null | kp-inclusive > /dev/null"
-row "perf report --children --stdio" sh -c "perf report -i '$f' --children --stdio --sort sym > /dev/null 2>&1"
+o="$KP_TOP/bench/out/.perfdata"
+: > "$o"
+rows "$o" "perf2kp FILE | kp-inclusive" sh -c "perf2kp '$f' 2>/dev/null | kp-inclusive > /dev/null"
+rows "$o" "perf report --children --stdio" sh -c "perf report -i '$f' --children --stdio --sort sym > /dev/null 2>&1"
 if command -v inferno-collapse-perf > /dev/null; then
-	row "perf script | inferno-collapse-perf" sh -c "perf script -i '$f' 2>/dev/null | inferno-collapse-perf > /dev/null"
+	rows "$o" "perf script | inferno-collapse-perf" sh -c "perf script -i '$f' 2>/dev/null | inferno-collapse-perf > /dev/null"
 fi
-awk -v n="$n" '{ for (i = 1; i <= NF; i++) if ($i == "s") t[NR] = $(i - 1)
-		 name[NR] = $0; sub(/ +[0-9.]+ MB .*/, "", name[NR]) }
-	END { for (i = 1; i <= NR; i++)
-		printf "%-40s %10.0f samples/s  %5.1fx the time of perf2kp\n", name[i], n / t[i], t[i] / t[1] }' \
-	"$KP_TOP/bench/out/.perfdata"
+ratios "$o" "$n"
