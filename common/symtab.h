@@ -145,6 +145,9 @@ int kp_symtab_load_elf(struct kp_symtab *st, const char *path,
  * the file cannot be read).  The caller frees it.
  */
 char *kp_elf_build_id(const char *path);
+/* The same of an ELF file already open (libelf's Elf). */
+struct Elf;
+char *kp_elf_build_id_of(struct Elf *elf);
 
 /*
  * The separate debug file of an ELF file, looked for as gdb and

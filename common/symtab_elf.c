@@ -386,20 +386,26 @@ hex(const unsigned char *p, size_t n)
 }
 
 char *
-kp_elf_build_id(const char *path)
+kp_elf_build_id_of(Elf *elf)
 {
 	const unsigned char *id;
-	char *s = NULL;
 	size_t len;
+
+	id = build_id_bytes(elf, &len);
+	return id ? hex(id, len) : NULL;
+}
+
+char *
+kp_elf_build_id(const char *path)
+{
+	char *s;
 	Elf *elf;
 	int fd;
 
 	elf = elf_open(path, &fd);
 	if (!elf)
 		return NULL;
-	id = build_id_bytes(elf, &len);
-	if (id)
-		s = hex(id, len);
+	s = kp_elf_build_id_of(elf);
 	elf_close(elf, fd);
 	return s;
 }

@@ -10,7 +10,6 @@
  * unwinds the next frame with that module's CFI.
  */
 #include <dwarf.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -108,9 +107,8 @@ ufile_get(struct kp_unwind *u, const struct kp_map *m)
 {
 	size_t h = (size_t)(kp_hash(&m->path, sizeof(m->path)) & 255);
 	struct ufile *f;
-	const void *bits;
-	ssize_t len, i;
-	char hex[2 * 64 + 1];
+	char *id;
+	bool same;
 
 	for (f = u->files[h]; f; f = f->next)
 		if (f->path == m->path && f->build_id == m->build_id)
@@ -129,13 +127,10 @@ ufile_get(struct kp_unwind *u, const struct kp_map *m)
 	if (f->build_id) {
 		/* the file sampled, not one rebuilt since (the resolver
 		 * says so once, naming it) */
-		len = dwelf_elf_gnu_build_id(f->elf, &bits);
-		if (len <= 0 || len > 64)
-			goto bad;
-		for (i = 0; i < len; i++)
-			snprintf(hex + 2 * i, 3, "%02x",
-				 ((const unsigned char *)bits)[i]);
-		if (strcmp(hex, f->build_id) != 0)
+		id = kp_elf_build_id_of(f->elf);
+		same = id && strcmp(id, f->build_id) == 0;
+		free(id);
+		if (!same)
 			goto bad;
 	}
 	return f;
