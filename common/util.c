@@ -372,7 +372,10 @@ kp_slots_grow(struct kp_slots *t, size_t first)
 	size_t j;
 
 	t->cap = old.cap ? old.cap * 2 : first;
-	t->tab = kp_xcalloc(t->cap, sizeof(*t->tab));
+	/* written, not calloc'd: the probes below would read a fresh
+	 * mapping's zero page first and fault each page twice */
+	t->tab = kp_xmalloc(t->cap * sizeof(*t->tab));
+	memset(t->tab, 0, t->cap * sizeof(*t->tab));
 	for (j = 0; j < old.cap; j++)
 		if (old.tab[j].p)
 			*kp_slots_free_slot(t, old.tab[j].hash) = old.tab[j];
