@@ -1,17 +1,17 @@
 # bench/lib.sh - helpers for the bench scripts (sourced, not run)
-# measure NAME BYTES CMD...: run CMD (stdout to /dev/null), print MB/s and
-# peak RSS.  Best of $REPEAT runs (default 3).
+# measure NAME BYTES CMD...: run CMD (stdout to /dev/null) $REPEAT times
+# (default 5); print the median time, MB/s at it, and the largest peak RSS
 measure() {
-	local name=$1 bytes=$2 best= t rss out
+	local name=$1 bytes=$2 f="$KP_TOP/bench/out/.times" t rss
 	shift 2
-	for _ in $(seq "${REPEAT:-3}"); do
+	: > "$f"
+	for _ in $(seq "${REPEAT:-5}"); do
 		/usr/bin/time -o "$KP_TOP/bench/out/.time" -f "%e %M" "$@" > /dev/null 2>/dev/null
-		out=$(tail -n 1 "$KP_TOP/bench/out/.time")
-		t=${out% *}
-		rss=${out#* }
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; bestrss=$rss; fi
+		tail -n 1 "$KP_TOP/bench/out/.time" >> "$f"
 	done
-	awk -v n="$name" -v b="$bytes" -v t="$best" -v r="$bestrss" 'BEGIN {
+	t=$(awk '{ print $1 }' "$f" | sort -g | sed -n "$(( ($(wc -l < "$f") + 1) / 2 ))p")
+	rss=$(awk '{ print $2 }' "$f" | sort -g | tail -n 1)
+	awk -v n="$name" -v b="$bytes" -v t="$t" -v r="$rss" 'BEGIN {
 		if (t < 0.005) t = 0.005
 		printf "%-40s %8.1f MB  %6.2f s  %8.0f MB/s  peak RSS %6.1f MB\n", n, b / 1e6, t, b / 1e6 / t, r / 1024 }'
 }

@@ -8,7 +8,7 @@
 #	perf record --call-graph dwarf,8192 -F 999 -- /usr/bin/python3 -c ...
 #
 # (or give one: PERFDATA=FILE).  Prints seconds, samples/s and peak RSS of
-# each (best of $REPEAT runs, /usr/bin/time), and the ratios.
+# each (the median of $REPEAT runs, /usr/bin/time), and the ratios.
 set -u
 . "$KP_TOP/bench/lib.sh"
 mkdir -p "$KP_TOP/bench/out"
