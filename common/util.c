@@ -1,6 +1,5 @@
 /* util.c - program name, messages, memory, numbers, hashing, exit status */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -8,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -18,15 +16,6 @@ bool kp_quiet;
 unsigned long kp_skipped;
 
 static char stdout_buf[1 << 17];
-
-static void
-pipe_size(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
-		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
-}
 
 void
 kp_init(char **argv)
@@ -39,10 +28,6 @@ kp_init(char **argv)
 	}
 	signal(SIGPIPE, SIG_DFL);
 	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
-	/* a pipe between two filters: 1 MiB (the unprivileged limit) in
-	 * place of 64 KiB, so that each side wakes the other less often */
-	pipe_size(STDIN_FILENO);
-	pipe_size(STDOUT_FILENO);
 }
 
 static void
