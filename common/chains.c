@@ -60,7 +60,6 @@ kernel_raw(struct kp_chains *c, uint64_t addr, bool ret)
 {
 	uint64_t h = ((addr ^ ret) * 0x9e3779b97f4a7c15ULL) >> 16;
 	const struct kp_frame *f;
-	struct kp_slot *s;
 	size_t i, mask;
 
 	kp_slots_reserve(&c->kcache, 4096);
@@ -70,10 +69,7 @@ kernel_raw(struct kp_chains *c, uint64_t addr, bool ret)
 		if (f->addr == addr && f->size == ret)
 			return f;
 	f = raw_frame(c->str_kraw, addr, ret, NULL);
-	s = kp_slots_free_slot(&c->kcache, h);
-	s->hash = h;
-	s->p = (void *)f;
-	c->kcache.n++;
+	kp_slots_put(&c->kcache, h, (void *)f);
 	return f;
 }
 
@@ -98,7 +94,6 @@ comm_frame(struct kp_chains *c, struct kp_proc *p)
 {
 	uint64_t h = ((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL) >> 16;
 	struct comm_frame *cf = NULL;
-	struct kp_slot *s;
 	size_t i, mask;
 	char buf[64];
 
@@ -112,10 +107,7 @@ comm_frame(struct kp_chains *c, struct kp_proc *p)
 	if (!cf) {
 		cf = kp_xcalloc(1, sizeof(*cf));
 		cf->p = p;
-		s = kp_slots_free_slot(&c->comms, h);
-		s->hash = h;
-		s->p = cf;
-		c->comms.n++;
+		kp_slots_put(&c->comms, h, cf);
 	}
 	if (cf->comm != p->comm) {
 		cf->comm = p->comm;

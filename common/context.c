@@ -106,7 +106,6 @@ static int
 sym_context(const char *sym)
 {
 	uint64_t h = kp_hash(&sym, sizeof(sym));
-	struct kp_slot *s;
 	struct cached *c;
 	size_t j;
 
@@ -121,10 +120,7 @@ sym_context(const char *sym)
 	c = kp_pool_alloc(&cache_pool, sizeof(*c));
 	c->sym = sym;
 	c->ctx = marker_of(sym);
-	s = kp_slots_free_slot(&cache, h);
-	s->hash = h;
-	s->p = c;
-	cache.n++;
+	kp_slots_put(&cache, h, c);
 	return c->ctx;
 }
 

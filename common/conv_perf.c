@@ -289,7 +289,6 @@ static const struct pline *
 add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	  const char **why)
 {
-	struct kp_slot *sl;
 	struct pline *pl;
 	struct pframe tmp;
 
@@ -304,10 +303,7 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	pl->skip = tmp.skip;
 	memcpy(pl->fr, tmp.fr, tmp.n * sizeof(pl->fr[0]));
 	memcpy((char *)(pl->fr + pl->n), s, len);
-	sl = kp_slots_free_slot(&pf->lines, h);
-	sl->hash = h;
-	sl->p = pl;
-	pf->lines.n++;
+	kp_slots_put(&pf->lines, h, pl);
 	return pl;
 }
 

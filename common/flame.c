@@ -67,13 +67,9 @@ ntab_put(struct kp_flame *fg, uint32_t node)
 {
 	const struct kp_flame_node *n = &fg->nodes[node];
 	uint64_t h = node_hash(n->parent, n->name);
-	struct kp_slot *s;
 
 	kp_slots_reserve(&fg->ntab, 1u << 12);
-	s = kp_slots_free_slot(&fg->ntab, h);
-	s->hash = h;
-	s->p = (void *)(uintptr_t)node;
-	fg->ntab.n++;
+	kp_slots_put(&fg->ntab, h, (void *)(uintptr_t)node);
 }
 
 static uint32_t
@@ -141,7 +137,6 @@ frame_name(struct kp_flame *fg, const struct kp_frame *f)
 	uint64_t h = kp_hash(&f, sizeof(f));
 	struct kp_slots *t = &fg->ftab;
 	struct fname *e;
-	struct kp_slot *s;
 	size_t j, mask, len;
 
 	if (t->cap) {
@@ -177,10 +172,7 @@ frame_name(struct kp_flame *fg, const struct kp_frame *f)
 	e->name = kp_intern(fg->namebuf, len);
 	e->kind = frame_kind(f);
 	kp_slots_reserve(t, 1024);
-	s = kp_slots_free_slot(t, h);
-	s->hash = h;
-	s->p = e;
-	t->n++;
+	kp_slots_put(t, h, e);
 	return e;
 }
 

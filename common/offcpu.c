@@ -112,7 +112,6 @@ task_get(struct kp_offcpu *o, uint32_t tid)
 	uint64_t h = (uint64_t)tid * 0x9e3779b97f4a7c15ull;
 	size_t mask, i;
 	struct task *t;
-	struct kp_slot *s;
 
 	if (o->tasks.cap) {
 		mask = o->tasks.cap - 1;
@@ -124,10 +123,7 @@ task_get(struct kp_offcpu *o, uint32_t tid)
 	kp_slots_reserve(&o->tasks, 256);
 	t = kp_xcalloc(1, sizeof(*t));
 	t->tid = tid;
-	s = kp_slots_free_slot(&o->tasks, h);
-	s->hash = h;
-	s->p = t;
-	o->tasks.n++;
+	kp_slots_put(&o->tasks, h, t);
 	return t;
 }
 

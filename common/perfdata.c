@@ -265,7 +265,6 @@ static int
 id_add(struct kp_pd *pd, uint64_t id, size_t ev)
 {
 	struct idmap *m = id_find(pd, id);
-	struct kp_slot *sl;
 
 	if (m) {
 		m->ev = ev; /* ID_INDEX restating an id: the later word */
@@ -277,10 +276,7 @@ id_add(struct kp_pd *pd, uint64_t id, size_t ev)
 	m = kp_pool_alloc(&pd->pool, sizeof(*m));
 	m->id = id;
 	m->ev = ev;
-	sl = kp_slots_free_slot(&pd->ids, id_hash(id));
-	sl->hash = id_hash(id);
-	sl->p = m;
-	pd->ids.n++;
+	kp_slots_put(&pd->ids, id_hash(id), m);
 	return 0;
 }
 

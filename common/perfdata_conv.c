@@ -85,7 +85,6 @@ tidy(struct pdc *c, const struct kp_frame *f)
 	uint64_t h;
 	size_t mask, i, n;
 	struct kp_frame g;
-	struct kp_slot *sl;
 	char *s, *d;
 
 	if (!f->sym || (c->po->raw_names && !(f->flags & KP_F_INLINE) &&
@@ -124,10 +123,7 @@ tidy(struct pdc *c, const struct kp_frame *f)
 	t->to = g.sym == f->sym && g.module == f->module &&
 			g.flags == f->flags
 		? f : kp_conv_intern(&g);
-	sl = kp_slots_free_slot(&c->tidy, h);
-	sl->hash = h;
-	sl->p = t;
-	c->tidy.n++;
+	kp_slots_put(&c->tidy, h, t);
 	return t->to;
 }
 

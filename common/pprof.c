@@ -182,7 +182,6 @@ frame_loc(struct kp_pprof *pp, const struct kp_frame *f)
 	uint64_t h = kp_hash(&f, sizeof(f));
 	struct kp_slots *t = &pp->floc;
 	struct floc *e;
-	struct kp_slot *s;
 	size_t j, mask;
 
 	if (t->cap) {
@@ -197,10 +196,7 @@ frame_loc(struct kp_pprof *pp, const struct kp_frame *f)
 	e->f = f;
 	e->id = 0;
 	kp_slots_reserve(t, 4096);
-	s = kp_slots_free_slot(t, h);
-	s->hash = h;
-	s->p = e;
-	t->n++;
+	kp_slots_put(t, h, e);
 	return &e->id;
 }
 

@@ -165,7 +165,6 @@ static struct dso *
 dso_get(struct kp_resolver *r, const char *path)
 {
 	uint64_t h = ptr_hash(path);
-	struct kp_slot *s;
 	struct dso *d;
 	size_t i, mask;
 
@@ -183,10 +182,7 @@ dso_get(struct kp_resolver *r, const char *path)
 		d = dso_load(path, false);
 	}
 	kp_slots_reserve(&r->dsos, 64);
-	s = kp_slots_free_slot(&r->dsos, h);
-	s->hash = h;
-	s->p = d;
-	r->dsos.n++;
+	kp_slots_put(&r->dsos, h, d);
 	return d;
 }
 
@@ -752,7 +748,6 @@ cache_add(struct kp_resolver *r, uint64_t h, uint32_t kind, const void *obj,
 	struct cent *c = kp_pool_alloc(&r->pool, sizeof(*c) +
 							 n * sizeof(c->fr[0]) +
 							 keys);
-	struct kp_slot *s;
 
 	c->obj = obj;
 	c->kf = kind << 24 | flags;
@@ -763,10 +758,7 @@ cache_add(struct kp_resolver *r, uint64_t h, uint32_t kind, const void *obj,
 		cent_keys(c)[1] = b;
 	}
 	kp_slots_reserve(&r->cache, 4096);
-	s = kp_slots_free_slot(&r->cache, h);
-	s->hash = h;
-	s->p = c;
-	r->cache.n++;
+	kp_slots_put(&r->cache, h, c);
 	r->distinct++;
 	if (!resolved)
 		r->unresolved++;

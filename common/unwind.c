@@ -284,7 +284,6 @@ sess_get(struct kp_unwind *u, uint32_t pid)
 {
 	const struct kp_proc *p = kp_procs_find(u->procs, pid);
 	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull;
-	struct kp_slot *sl;
 	struct sess *s;
 	size_t i, mask;
 
@@ -301,10 +300,7 @@ sess_get(struct kp_unwind *u, uint32_t pid)
 		kp_slots_reserve(&u->sess, 64);
 		s = kp_xcalloc(1, sizeof(*s));
 		s->pid = pid;
-		sl = kp_slots_free_slot(&u->sess, h);
-		sl->hash = h;
-		sl->p = s;
-		u->sess.n++;
+		kp_slots_put(&u->sess, h, s);
 	}
 	if (s->dwfl && s->proc != p) /* an exec: another program */
 		sess_end(s);

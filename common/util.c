@@ -355,16 +355,6 @@ kp_grow_for(void *a, size_t *cap, size_t elem, size_t i)
 
 /* ---- open-addressing slots ---- */
 
-struct kp_slot *
-kp_slots_free_slot(struct kp_slots *t, uint64_t h)
-{
-	size_t mask = t->cap - 1, i;
-
-	for (i = h & mask; t->tab[i].p; i = (i + 1) & mask)
-		;
-	return &t->tab[i];
-}
-
 void
 kp_slots_grow(struct kp_slots *t, size_t first)
 {
@@ -376,9 +366,10 @@ kp_slots_grow(struct kp_slots *t, size_t first)
 	 * mapping's zero page first and fault each page twice */
 	t->tab = kp_xmalloc(t->cap * sizeof(*t->tab));
 	memset(t->tab, 0, t->cap * sizeof(*t->tab));
+	t->n = 0;
 	for (j = 0; j < old.cap; j++)
 		if (old.tab[j].p)
-			*kp_slots_free_slot(t, old.tab[j].hash) = old.tab[j];
+			kp_slots_put(t, old.tab[j].hash, old.tab[j].p);
 	free(old.tab);
 }
 

@@ -78,9 +78,18 @@ kp_slots_reserve(struct kp_slots *t, size_t first)
 	if ((t->n + 1) * 4 > t->cap * 3)
 		kp_slots_grow(t, first);
 }
-/* The empty slot where an entry of hash h goes (after kp_slots_reserve);
- * the caller fills it and counts it in t->n. */
-struct kp_slot *kp_slots_free_slot(struct kp_slots *t, uint64_t h);
+/* Add p, of hash h, to t (after kp_slots_reserve: there is room). */
+static inline void
+kp_slots_put(struct kp_slots *t, uint64_t h, void *p)
+{
+	size_t mask = t->cap - 1, i;
+
+	for (i = h & mask; t->tab[i].p; i = (i + 1) & mask)
+		;
+	t->tab[i].hash = h;
+	t->tab[i].p = p;
+	t->n++;
+}
 void kp_slots_free(struct kp_slots *t);
 
 /*

@@ -98,7 +98,6 @@ add_cost(uint32_t fn, uint32_t callee, uint32_t line, uint64_t n)
 	struct ckey k = { fn, callee, line };
 	uint64_t h = cost_hash(&k);
 	struct kp_slots *t = &cost_index;
-	struct kp_slot *s;
 	struct cost *c = NULL;
 	size_t j, mask;
 
@@ -120,10 +119,7 @@ add_cost(uint32_t fn, uint32_t callee, uint32_t line, uint64_t n)
 		c = &costs[ncosts++];
 		*c = (struct cost){ .k = k };
 		kp_slots_reserve(t, 4096);
-		s = kp_slots_free_slot(t, h);
-		s->hash = h;
-		s->p = (void *)(uintptr_t)ncosts;
-		t->n++;
+		kp_slots_put(t, h, (void *)(uintptr_t)ncosts);
 	}
 	/* saturate: the total has been checked, so only sums of calls */
 	c->cost = c->cost > UINT64_MAX - n ? UINT64_MAX : c->cost + n;

@@ -321,18 +321,16 @@ test_slots(void)
 	struct kp_slots t = { 0 };
 	static int vals[5000];
 	size_t i, j, mask, found = 0;
-	struct kp_slot *sl;
 
 	for (i = 0; i < 5000; i++) {
 		uint64_t h = i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i));
 
 		kp_slots_reserve(&t, 16);
 		CHECK(t.cap >= 16 && (t.cap & (t.cap - 1)) == 0);
-		sl = kp_slots_free_slot(&t, h);
-		CHECK(sl->p == NULL);
-		sl->hash = h;
-		sl->p = &vals[i];
-		t.n++;
+		kp_slots_put(&t, h, &vals[i]);
+		/* put takes an empty slot: nothing put before is lost
+		 * (every value is found below) */
+		CHECK(t.n == i + 1);
 		/* at most three quarters full (util.h): an empty slot
 		 * always ends a probe */
 		CHECK(t.n * 4 <= t.cap * 3 && t.n < t.cap);
