@@ -1115,10 +1115,12 @@ block(struct perf *pf)
 	uint64_t h;
 
 	/* not inside a new block's lines; not where samples are not kept
-	 * or have a frame on the header line; not on input where the
-	 * most do not end in an empty line (CRLF line ends) */
+	 * or have a frame on the header line (kept, or dropped by
+	 * --kernel-only: the block's frames would not be its own); not on
+	 * input where the most do not end in an empty line (CRLF) */
 	if (pf->blocks_off || pf->in_block || pf->skip_sample ||
-	    pf->cv.n != 0 || (pf->nofind >= 16 && pf->nofind > pf->found))
+	    pf->cv.n != 0 || pf->user_dropped ||
+	    (pf->nofind >= 16 && pf->nofind > pf->found))
 		return;
 	if (pf->found == BLOCK_TRIAL && pf->hits * 4 < pf->found * 3) {
 		/* see "blocks" above: the lines on their own from now on */
