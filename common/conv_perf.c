@@ -26,6 +26,7 @@ struct pline {
 	bool java;    /* parsed under comm "java" (Java tidy) */
 	bool kernel;  /* kernel code */
 	bool skip;    /* "(process name)" frame: perf prints, peers drop */
+	struct pline *next; /* the line that followed it last (see predict) */
 	const struct kp_frame *fr[];
 };
 
@@ -66,6 +67,7 @@ struct perf {
 	unsigned long hits;	     /* blocks found in the cache */
 	bool blocks_off;	     /* the cache did not pay: not used */
 	bool in_block;		     /* reading a new block's lines */
+	struct pline *last; /* the frame line just read (see predict) */
 };
 
 /* ---- module names ---- */
@@ -265,12 +267,12 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 }
 
 /* The cached meaning of the frame line s[0..len), or NULL. */
-static const struct pline *
+static struct pline *
 find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 {
 	uint64_t h = kp_hash_line(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
 	size_t mask, i;
-	const struct pline *pl;
+	struct pline *pl;
 
 	*hash = h;
 	if (!pf->lines.cap)
@@ -285,7 +287,7 @@ find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
 }
 
 /* Parse a new frame line and cache it; NULL with *why if bad. */
-static const struct pline *
+static struct pline *
 add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	  const char **why)
 {
@@ -301,6 +303,7 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	pl->java = pf->java;
 	pl->kernel = tmp.kernel;
 	pl->skip = tmp.skip;
+	pl->next = NULL;
 	memcpy(pl->fr, tmp.fr, tmp.n * sizeof(pl->fr[0]));
 	memcpy((char *)(pl->fr + pl->n), s, len);
 	kp_slots_put(&pf->lines, h, pl);
@@ -789,17 +792,21 @@ start_sample(struct perf *pf, const struct hdr *h)
 	}
 }
 
-/* A frame line not in the cache (or a srcline line, or a bad line). */
-static void
+/*
+ * A frame line not in the cache (or a srcline line, or a bad line); its
+ * cached meaning, or NULL.
+ */
+static struct pline *
 frame_line(struct perf *pf, const char *s, size_t n, uint64_t hash)
 {
 	const char *why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
-	const struct pline *pl;
+	struct pline *pl = NULL;
 
 	if (kp_conv_xdigit(*s) && (pl = add_frame(pf, s, n, hash, &why)))
 		push_frames(pf, pl);
 	else if (!srcline(pf, s, n))
 		kp_input_skip(pf->in, "%s", why);
+	return pl;
 }
 
 /*
@@ -1096,6 +1103,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 }
 
 static void perf_line(struct perf *pf, char *line, size_t len);
+static bool predict(struct perf *pf);
 
 /*
  * Right after a sample's header: its frame lines and the blank line, as
@@ -1179,6 +1187,8 @@ block(struct perf *pf)
 	last = p + len - 1; /* the empty line */
 	pf->in_block = true;
 	while (kp_input_buffered(in, &q) && q < last) {
+		if (predict(pf))
+			continue;
 		line = kp_input_getline(in, &n);
 		perf_line(pf, line, n);
 	}
@@ -1222,6 +1232,62 @@ truncated(struct perf *pf, const char *line, const char *s, size_t n,
 	return pf->dsos;
 }
 
+/* ---- successor prediction: the frame line that came after this one ---- */
+
+/*
+ * Distinct stacks share most of their frame lines, in the same order: a
+ * frame's caller is usually the one it had last time.  So each cached
+ * line remembers the line that followed it last (its "next"), and the
+ * bytes at the cursor are first compared with that line's text: on one
+ * real capture (samples/perf-real-a-g, system-wide, 299k samples, 1.63M
+ * frame lines after a sample's first) 79% of them were the line
+ * predicted.  A hit costs one memcmp against a line that is likely in
+ * the cache, where the line cache costs a scan for the newline, a hash,
+ * a probe and a memcmp against text that usually is not.
+ *
+ * The prediction is taken only where perf_line would read the line as
+ * that cached frame line: inside a sample not being skipped to its end,
+ * the line starting with a tab (so it cannot be a header), its text
+ * after the blanks exactly the cached text, under the same Java tidy,
+ * then directly its "\n" (no trailing blank, no "\r", no NUL).  Any
+ * other bytes are read by the line reader as before.
+ */
+static void
+follow(struct perf *pf, struct pline *prev, struct pline *pl)
+{
+	if (!pl)
+		return;
+	if (prev)
+		prev->next = pl;
+	pf->last = pl;
+}
+
+/* The next line read as the line predicted, if it is: true. */
+static bool
+predict(struct perf *pf)
+{
+	struct pline *pl;
+	const char *p;
+	size_t avail, k;
+
+	if (!pf->last || !(pl = pf->last->next) || !pf->in_sample ||
+	    pf->orphan || pl->java != pf->java)
+		return false;
+	avail = kp_input_buffered(pf->in, &p);
+	if (avail == 0 || *p != '\t')
+		return false;
+	for (k = 1; k < avail && kp_conv_blank(p[k]); k++)
+		;
+	if (avail - k <= pl->len || p[k + pl->len] != '\n' ||
+	    memcmp(p + k, PL_TEXT(pl), pl->len) != 0)
+		return false;
+	kp_input_consume(pf->in, k + pl->len + 1, 1);
+	if (!pf->skip_sample)
+		push_frames(pf, pl);
+	pf->last = pl;
+	return true;
+}
+
 /*
  * One line of the input, after the line reader: the state machine of
  * samples (header, frame lines, blank line).
@@ -1230,13 +1296,14 @@ static void
 perf_line(struct perf *pf, char *line, size_t len)
 {
 	struct kp_input *in = pf->in;
-	const struct pline *pl;
+	struct pline *pl, *prev = pf->last;
 	struct hdr h;
 	char *s = line;
 	size_t n = len;
 	uint64_t hash;
 	bool header;
 
+	pf->last = NULL;
 	if (kp_conv_nul(in, line, len))
 		return;
 	while (n && kp_conv_blank(*s)) {
@@ -1275,6 +1342,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 		}
 		pl = find_frame(pf, s, n, &hash);
 		if (pl) {
+			follow(pf, prev, pl);
 			if (!pf->skip_sample)
 				push_frames(pf, pl);
 			return;
@@ -1286,7 +1354,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 			}
 			if (pf->skip_sample)
 				return;
-			frame_line(pf, s, n, hash);
+			follow(pf, prev, frame_line(pf, s, n, hash));
 			return;
 		}
 		end_sample(pf, NULL); /* a header with no blank before */
@@ -1335,8 +1403,13 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	pf.in = in;
 	pf.agg0 = agg;
 	kp_conv_init(&pf.cv, agg, in);
-	while ((line = kp_input_getline(in, &len)) != NULL)
+	for (;;) {
+		if (predict(&pf))
+			continue;
+		if (!(line = kp_input_getline(in, &len)))
+			break;
 		perf_line(&pf, line, len);
+	}
 	end_sample(&pf, NULL);
 	kp_conv_free(&pf.cv);
 	kp_slots_free(&pf.lines);
