@@ -20,6 +20,9 @@ struct agg_ent {
 
 struct kp_agg {
 	struct kp_slots index; /* of struct agg_ent */
+	struct kp_pool pool;   /* the entries and their frames: an agg's
+				* own, freed with it (and not shared with
+				* another thread's, see conv_perf.c) */
 	struct agg_ent **order;
 	size_t len, ocap;
 	uint64_t total;
@@ -72,8 +75,8 @@ add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
 		}
 		e->st.count += count;
 	} else {
-		e = kp_arena_alloc(sizeof(*e));
-		copy = kp_arena_alloc(keylen ? keylen : 1);
+		e = kp_pool_alloc(&agg->pool, sizeof(*e) + keylen);
+		copy = (const struct kp_frame **)(void *)(e + 1);
 		memcpy(copy, frames, keylen);
 		e->st.frames = copy;
 		e->st.n = n;
@@ -274,6 +277,7 @@ kp_agg_free(struct kp_agg *agg)
 	if (!agg)
 		return;
 	kp_slots_free(&agg->index);
+	kp_pool_free(&agg->pool);
 	free(agg->order);
 	free(agg);
 }
