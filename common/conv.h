@@ -138,6 +138,10 @@ struct kp_perf_opts {
 	bool period;	    /* weight by the sample period */
 	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
 	bool raw_names;	    /* keep symbols as perf prints them */
+	/* a regular file with at least this many bytes is read by two
+	 * threads, each half (0: never; 1: always where it can be split,
+	 * even on one processor: the tests) */
+	size_t split_min;
 };
 
 /* A sample header or side-band line of 'perf script' (trimmed line). */

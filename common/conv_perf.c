@@ -7,8 +7,11 @@
  * hash and one memcmp; memory grows with the distinct blocks and lines,
  * not with the input.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -61,14 +64,32 @@ struct perf {
 	struct kp_agg *agg0; /* the caller's: the first event's */
 	struct kp_perf_event *ev; /* the current sample's event */
 	struct kp_slots blocks; /* the block cache (see "blocks" below) */
-	struct kp_pool pool; /* cached lines and blocks */
+	struct kp_pool pool;	/* cached lines */
+	struct kp_pool bpool;	/* cached blocks: freed with their table */
 	unsigned long ended;	     /* samples ended: end_sample calls */
 	unsigned long found, nofind; /* blocks whose end was found, not */
 	unsigned long hits;	     /* blocks found in the cache */
 	bool blocks_off;	     /* the cache did not pay: not used */
 	bool in_block;		     /* reading a new block's lines */
 	struct pline *last; /* the frame line just read (see predict) */
+	/* two threads (see "halves"): held around the interning of names
+	 * and frames, which both share */
+	pthread_mutex_t *lock;
 };
+
+static void
+lock(struct perf *pf)
+{
+	if (pf->lock)
+		pthread_mutex_lock(pf->lock);
+}
+
+static void
+unlock(struct perf *pf)
+{
+	if (pf->lock)
+		pthread_mutex_unlock(pf->lock);
+}
 
 /* ---- module names ---- */
 
@@ -294,7 +315,12 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	struct pline *pl;
 	struct pframe tmp;
 
-	if (parse_frame(pf, s, len, &tmp, why) < 0)
+	int r;
+
+	lock(pf);
+	r = parse_frame(pf, s, len, &tmp, why);
+	unlock(pf);
+	if (r < 0)
 		return NULL;
 	kp_slots_reserve(&pf->lines, 4096);
 	pl = kp_pool_alloc(&pf->pool, sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
@@ -365,9 +391,11 @@ srcline(struct perf *pf, const char *s, size_t len)
 	if (colon == s || line == 0 ||
 	    (colon - s == 2 && memcmp(s, "??", 2) == 0))
 		return true; /* no source known: "??:0", ":0", "x.o:0" */
+	lock(pf);
 	f.file = kp_intern(s, (size_t)(colon - s));
 	f.line = (uint32_t)line;
 	pf->cv.frames[pf->cv.n - 1] = kp_conv_intern(&f);
+	unlock(pf);
 	return true;
 }
 
@@ -697,8 +725,10 @@ proc_frame(struct perf *pf, const struct hdr *h)
 		    (*slot)->sym[n] == '\0')
 			return *slot;
 		memset(&f, 0, sizeof(f));
+		lock(pf);
 		f.sym = kp_intern(t, n);
 		fr = kp_conv_intern(&f);
+		unlock(pf);
 		if (fr->sym == f.sym)
 			*slot = fr;
 		return fr;
@@ -721,16 +751,22 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 			kp_agg_add_again(pf->cv.agg, pf->in, memo, pf->weight);
 		} else {
 			/* user time, named as kp-sample names it */
-			if (pf->cv.n == 0 && pf->user_dropped)
+			if (pf->cv.n == 0 && pf->user_dropped) {
+				lock(pf);
 				kp_conv_push(&pf->cv, kp_frame_make(0, 0,
 								    KP_USER_FRAME,
 								    NULL));
+				unlock(pf);
+			}
 			if (pf->proc)
 				kp_conv_push(&pf->cv, pf->proc);
-			if (pf->cv.n == 0)
+			if (pf->cv.n == 0) {
+				lock(pf);
 				kp_conv_push(&pf->cv,
 					     kp_frame_make(0, 0, "[no stack]",
 							   NULL));
+				unlock(pf);
+			}
 			st = kp_agg_add_entry(pf->cv.agg, pf->in,
 					      pf->cv.frames, pf->cv.n,
 					      pf->weight);
@@ -1086,7 +1122,7 @@ new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
 {
 	struct block *b;
 
-	b = kp_pool_alloc(&pf->pool,
+	b = kp_pool_alloc(&pf->bpool,
 			  sizeof(*b) + pf->cv.n * sizeof(b->fr[0]) + len);
 	b->len = (uint32_t)len;
 	b->lines = (uint32_t)lines;
@@ -1134,6 +1170,7 @@ block(struct perf *pf)
 		/* see "blocks" above: the lines on their own from now on */
 		pf->blocks_off = true;
 		kp_slots_free(&pf->blocks);
+		kp_pool_free(&pf->bpool);
 		return;
 	}
 	avail = kp_input_buffered(in, &p);
@@ -1182,7 +1219,7 @@ block(struct perf *pf)
 		memcpy(text, p, len);
 	}
 	ended0 = pf->ended;
-	skipped0 = kp_skipped;
+	skipped0 = kp_input_skips(in);
 	line0 = kp_input_lineno(in);
 	last = p + len - 1; /* the empty line */
 	pf->in_block = true;
@@ -1193,7 +1230,7 @@ block(struct perf *pf)
 		perf_line(pf, line, n);
 	}
 	pf->in_block = false;
-	if (text && pf->ended == ended0 && kp_skipped == skipped0 &&
+	if (text && pf->ended == ended0 && kp_input_skips(in) == skipped0 &&
 	    pf->in_sample && !pf->skip_sample && !pf->orphan)
 		sl->p = new_block(pf, text, len, kp_input_lineno(in) - line0 + 1);
 	free(text);
@@ -1288,6 +1325,13 @@ predict(struct perf *pf)
 	return true;
 }
 
+/* Comments; -F +srccode's source lines: "|42   code" (trimmed line). */
+static bool
+passed_over(const char *s, size_t n)
+{
+	return *s == '#' || (*s == '|' && n > 1 && kp_conv_digit(s[1]));
+}
+
 /*
  * One line of the input, after the line reader: the state machine of
  * samples (header, frame lines, blank line).
@@ -1327,9 +1371,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 		pf->orphan = true;
 		return;
 	}
-	/* comments; -F +srccode's source lines: "|42   code" */
-	if (*s == '#' || pf->orphan ||
-	    (*s == '|' && n > 1 && kp_conv_digit(s[1])))
+	if (pf->orphan || passed_over(s, n))
 		return;
 	if (pf->in_sample) {
 		/* the fast path: a frame line seen before */
@@ -1386,40 +1428,237 @@ perf_line(struct perf *pf, char *line, size_t len)
 	block(pf);
 }
 
+/* ---- the samples, on one or two threads ---- */
+
+static void
+perf_init(struct perf *pf, const struct kp_perf_opts *o,
+	  struct kp_perf_events *evs, struct kp_input *in, struct kp_agg *agg)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->o = o;
+	pf->evs = evs;
+	pf->in = in;
+	pf->agg0 = agg;
+	kp_conv_init(&pf->cv, agg, in);
+}
+
+static void
+perf_free(struct perf *pf)
+{
+	kp_conv_free(&pf->cv);
+	kp_slots_free(&pf->lines);
+	kp_slots_free(&pf->blocks);
+	kp_pool_free(&pf->pool);
+	kp_pool_free(&pf->bpool);
+}
+
+/* Every line of pf's input, to its end. */
+static void
+read_lines(struct perf *pf)
+{
+	char *line;
+	size_t len;
+
+	for (;;) {
+		if (predict(pf))
+			continue;
+		if (!(line = kp_input_getline(pf->in, &len)))
+			break;
+		perf_line(pf, line, len);
+	}
+	end_sample(pf, NULL);
+}
+
+/*
+ * Halves.  A big regular file is read by two threads at once: this one
+ * reads up to a sample header near the middle, a second reads from there
+ * with an input of its own (kp_input_split), into events and stacks of
+ * its own; then its events and stacks are added after this one's, in
+ * their order, which is the order of first sight in the whole file, and
+ * its skipped lines are said after this one's, with their lines in the
+ * whole file (kp_input_join).  The output is the same bytes as from one
+ * thread (tests/perf2kp/halves.sh and fuzz_perf2kp compare them).
+ *
+ * Why the halves read the same alone: the split is at a header that
+ * follows an empty line, where the reader is between samples as after
+ * any empty line; what the second thread does not know of the first
+ * half is only in caches (lines, blocks, predictions, process names),
+ * which change no output, and in two flags: `headers' (set by the
+ * header it starts at) and `dsos' (read only for a last line without a
+ * newline: a file so cut is not split).  Both threads intern names and
+ * frames in the shared tables, under pf->lock; everything else each
+ * has for itself (the arena behind the aggregations is per thread).
+ * On one real capture the second half had 84k distinct frame lines,
+ * 16k of them also in the first: each half parses its own.
+ */
+struct half {
+	struct perf pf;
+	struct kp_perf_events evs;
+	struct kp_agg *agg;
+	pthread_t th;
+	bool threaded;
+};
+
+#define SPLIT_WIN (64u << 10)
+
+/*
+ * A file offset to split at: the start of a sample header after an
+ * empty line, found from the middle of [from, size) on, within a few
+ * windows; 0 if there is none.
+ */
+static uint64_t
+split_point(int fd, uint64_t from, uint64_t size)
+{
+	char *buf = kp_xmalloc(SPLIT_WIN);
+	uint64_t at = from + (size - from) / 2, found = 0;
+	const char *p, *e, *s, *le;
+	struct hdr h;
+	ssize_t got;
+	size_t n;
+	int tries;
+
+	for (tries = 0; tries < 16 && !found && at < size; tries++) {
+		got = pread(fd, buf, SPLIT_WIN, (off_t)at);
+		if (got <= 0)
+			break;
+		e = buf + got;
+		for (p = buf; !found && (p = memchr(p, '\n', (size_t)(e - p))) &&
+			      p + 1 < e; p++) {
+			if (p[1] != '\n')
+				continue;
+			s = p + 2;
+			if (!(le = memchr(s, '\n', (size_t)(e - s))))
+				break;
+			n = (size_t)(le - s);
+			if (n && s[n - 1] == '\r')
+				n--;
+			while (n && kp_conv_blank(s[n - 1]))
+				n--;
+			/* what perf_line reads as a header there */
+			if (n && !kp_conv_blank(*s) && !passed_over(s, n) &&
+			    !memchr(s, '\0', n) && parse_header(s, n, &h))
+				found = at + (uint64_t)(s - buf);
+		}
+		at += SPLIT_WIN / 2;
+	}
+	free(buf);
+	return found;
+}
+
+/* Processors this thread may run on. */
+static int
+cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+static void *
+half_main(void *pf)
+{
+	read_lines(pf);
+	return NULL;
+}
+
+/* Start the second half's thread, if pf's input is worth splitting. */
+static bool
+split(struct perf *pf, struct half *hf, pthread_mutex_t *mu)
+{
+	struct kp_input *part;
+	uint64_t cur, size, at;
+	char last;
+
+	if (!pf->o->split_min || !kp_input_unread(pf->in, &cur, &size) ||
+	    size - cur < pf->o->split_min ||
+	    (pf->o->split_min > 1 && cpus() < 2) ||
+	    pread(kp_input_fd(pf->in), &last, 1, (off_t)size - 1) != 1 ||
+	    last != '\n')
+		return false;
+	at = split_point(kp_input_fd(pf->in), cur, size);
+	if (!at || !(part = kp_input_split(pf->in, at)))
+		return false;
+	memset(hf, 0, sizeof(*hf));
+	hf->agg = kp_agg_new();
+	perf_init(&hf->pf, pf->o, &hf->evs, part, hf->agg);
+	pf->lock = hf->pf.lock = mu;
+	/* without a thread, the half is read after this one's */
+	hf->threaded = pthread_create(&hf->th, NULL, half_main, &hf->pf) == 0;
+	return true;
+}
+
+/* The second half read to its end, its caches freed. */
+static void
+wait_half(struct perf *pf, struct half *hf)
+{
+	if (hf->threaded)
+		pthread_join(hf->th, NULL);
+	else
+		read_lines(&hf->pf);
+	pf->lock = NULL;
+	kp_input_join(pf->in, hf->pf.in);
+	perf_free(&hf->pf);
+}
+
+/* The second half's events and stacks after pf's; true if a total
+ * overflowed in it. */
+static bool
+merge_half(struct perf *pf, struct half *hf)
+{
+	struct kp_perf_event *e2, *ev;
+	const struct kp_stack *st;
+	bool over = false;
+	size_t i, j;
+
+	for (i = 0; i < hf->evs.n; i++) {
+		e2 = &hf->evs.v[i];
+		pf->ev = ev = event(pf, e2->name, e2->len);
+		ev->samples += e2->samples;
+		if (!ev->agg || !e2->agg)
+			continue;
+		over |= !kp_agg_total_ok(e2->agg);
+		for (j = 0; j < kp_agg_len(e2->agg); j++) {
+			st = kp_agg_get(e2->agg, j);
+			kp_agg_add_or_skip(ev->agg, pf->in, st->frames, st->n,
+					   st->count);
+		}
+	}
+	kp_perf_events_free(&hf->evs);
+	kp_agg_free(hf->agg);
+	return over;
+}
+
 int
 kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		const char **why)
 {
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct perf pf;
-	char *line;
-	size_t len, i;
+	struct half hf;
+	bool halves, over = false;
+	size_t i;
 
 	if (check_kind(in, why) < 0)
 		return -1;
-	memset(&pf, 0, sizeof(pf));
-	pf.o = o;
-	pf.evs = evs;
-	pf.in = in;
-	pf.agg0 = agg;
-	kp_conv_init(&pf.cv, agg, in);
-	for (;;) {
-		if (predict(&pf))
-			continue;
-		if (!(line = kp_input_getline(in, &len)))
-			break;
-		perf_line(&pf, line, len);
-	}
-	end_sample(&pf, NULL);
-	kp_conv_free(&pf.cv);
-	kp_slots_free(&pf.lines);
-	kp_slots_free(&pf.blocks);
-	kp_pool_free(&pf.pool);
+	perf_init(&pf, o, evs, in, agg);
+	halves = split(&pf, &hf, &mu);
+	read_lines(&pf);
+	if (halves)
+		wait_half(&pf, &hf);
+	/* the caches before the stacks merge: a lower peak */
+	perf_free(&pf);
+	if (halves)
+		over = merge_half(&pf, &hf);
 	for (i = 0; i < evs->n; i++)
-		if (evs->v[i].agg && !kp_agg_total_ok(evs->v[i].agg)) {
-			*why = "the total count overflows 64 bits";
-			return -1;
-		}
+		if (evs->v[i].agg && !kp_agg_total_ok(evs->v[i].agg))
+			over = true;
+	if (over) {
+		*why = "the total count overflows 64 bits";
+		return -1;
+	}
 	return 0;
 }
 

@@ -57,5 +57,25 @@ int kp_input_fd(const struct kp_input *in);
 /* Consume n buffered bytes: whole lines, `lines` of them. */
 void kp_input_consume(struct kp_input *in, size_t n, unsigned long lines);
 void kp_input_close(struct kp_input *in);
+/* The kp_input_skip calls on this input. */
+unsigned long kp_input_skips(const struct kp_input *in);
+
+/*
+ * Two threads on one regular file.  kp_input_unread: in is a regular file
+ * not yet split, its first unread byte (buffered or not) at file offset
+ * *at of *size bytes; false otherwise.  kp_input_split: in ends at file
+ * offset at (>= *at), and the input returned reads from at
+ * to the end with pread(2) on in's descriptor, so that another thread
+ * reads it at the same time; NULL if in cannot be split there.  A part's
+ * line numbers count from at, and its skipped lines are kept, not said
+ * (nor counted in kp_skipped); a fatal message (kp_input_die) names the
+ * line in the whole file.  kp_input_join, once in is read to its end:
+ * says and counts part's skipped lines, in order, with their lines in
+ * the whole file, continues in's line count through part's, and closes
+ * part.  The two inputs share nothing else: each is used by one thread.
+ */
+bool kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size);
+struct kp_input *kp_input_split(struct kp_input *in, uint64_t at);
+void kp_input_join(struct kp_input *in, struct kp_input *part);
 
 #endif /* KP_INPUT_H */

@@ -126,6 +126,7 @@ main(int argc, char **argv)
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
+	o.split_min = 8u << 20; /* a big file's halves on two threads */
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
 		switch (ch) {
 		case OPT_EVENT:

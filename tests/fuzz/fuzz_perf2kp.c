@@ -7,7 +7,10 @@
  * converts to the same stacks, sample count and skipped lines.  perf2kp
  * reads a sample's frame lines as one cached block when they end in an
  * empty line, which CRLF text never has: the two runs compare the block
- * path with the line-by-line one.
+ * path with the line-by-line one.  A third run splits the input at a
+ * sample header near its middle and reads the halves on two threads
+ * (what perf2kp does with a big file): the same stacks, samples and
+ * skipped lines again.
  */
 #include "conv_fuzz.h"
 
@@ -38,9 +41,10 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	return rejected;
 }
 
-/* Convert [p, p + n); the kp written, or NULL if refused. */
+/* Convert [p, p + n), split in two halves at its middle where it can
+ * be if halves; the kp written, or NULL if refused. */
 static char *
-run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
+run(const uint8_t *p, size_t n, unsigned flags, bool halves, size_t *len,
     uint64_t *samples, unsigned long *skipped)
 {
 	char path[64], *out = NULL;
@@ -52,6 +56,7 @@ run(const uint8_t *p, size_t n, unsigned flags, size_t *len,
 	int fd = memfd_with(p, n, path, sizeof(path));
 
 	set_opts(&o, flags);
+	o.split_min = halves;
 	kp_skipped = 0;
 	in = kp_input_open(path);
 	if (kp_perf_convert(agg, in, &o, &evs, &why) == 0) {
@@ -75,10 +80,10 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *crlf;
-	char *a, *b;
-	size_t alen = 0, blen = 0, i, n;
-	uint64_t as = 0, bs = 0;
-	unsigned long ak = 0, bk = 0;
+	char *a, *b, *c;
+	size_t alen = 0, blen = 0, clen = 0, i, n;
+	uint64_t as = 0, bs = 0, cs = 0;
+	unsigned long ak = 0, bk = 0, ck = 0;
 
 	conv_fuzz_one(data, size, "fuzz_perf2kp", convert);
 	if (size < 1 || memchr(data + 1, '\r', size - 1))
@@ -91,13 +96,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			crlf[n++] = '\r';
 		crlf[n++] = data[i];
 	}
-	a = run(data + 1, size - 1, data[0], &alen, &as, &ak);
-	b = run(crlf, n, data[0], &blen, &bs, &bk);
+	a = run(data + 1, size - 1, data[0], false, &alen, &as, &ak);
+	b = run(crlf, n, data[0], false, &blen, &bs, &bk);
 	if (a && b &&
 	    (alen != blen || memcmp(a, b, alen) != 0 || as != bs || ak != bk))
 		abort(); /* the block path and the line path differ */
+	c = run(data + 1, size - 1, data[0], true, &clen, &cs, &ck);
+	if ((a == NULL) != (c == NULL) ||
+	    (a && (alen != clen || memcmp(a, c, alen) != 0 || as != cs ||
+		   ak != ck)))
+		abort(); /* two halves on two threads and one differ */
 	free(a);
 	free(b);
+	free(c);
 	free(crlf);
 	return 0;
 }

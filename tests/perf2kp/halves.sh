@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# perf2kp reads a regular file of 8 MB or more in two halves on two
+# threads (split at a sample header near the middle); a pipe is read on
+# one.  So "perf2kp FILE" and "cat FILE | perf2kp" must give the same
+# bytes, messages (with their line numbers in the whole file) and exit
+# status: on a real capture under the options that change what a
+# sample makes, and on one built to put events first seen in either
+# half, skipped lines in both halves and a header split from its frames
+# by the middle.  (fuzz_perf2kp splits small inputs the same way and
+# compares them with one thread.)
+set -u
+S=$KP_TOP/samples
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail=0
+n=0
+
+# compare FILE OPTS...: the file and the pipe, bytes, messages, status
+compare() {
+	local f=$1 sa sb
+	shift
+	perf2kp "$@" "$f" > "$t/a" 2> "$t/a.err"; sa=$?
+	# shellcheck disable=SC2002
+	cat "$f" | perf2kp "$@" > "$t/b" 2> "$t/b.err"; sb=$?
+	sed -i "s|$f|<stdin>|" "$t/a.err"
+	n=$((n + 1))
+	if [ $sa -ne $sb ] || ! cmp -s "$t/a" "$t/b" || ! cmp -s "$t/a.err" "$t/b.err"; then
+		echo "FAILED: $(basename "$f") $*: two threads and one differ (exit $sa, $sb)"
+		diff "$t/a" "$t/b" | head -n 5
+		diff "$t/a.err" "$t/b.err" | head -n 5
+		fail=1
+	fi
+}
+
+for f in perf-build-a-g.txt.xz perfdata-two-events.script.xz perfdata-tracepoint.script.xz; do
+	[ -f "$S/$f" ] || { echo "skipped: no samples/$f"; exit 77; }
+done
+xz -dc "$S/perf-build-a-g.txt.xz" > "$t/build.txt"
+for opts in "" "--pid --weight period" "--tid --kernel-only" \
+	"--comm --user-only --raw-names --inline"; do
+	# shellcheck disable=SC2086
+	compare "$t/build.txt" $opts
+done
+
+# events and bad lines on both sides of the middle: the two-events
+# capture, bad lines, the build, a second sample of a new event in the
+# middle of it, more bad lines, the tracepoint capture (an event first
+# seen in the second half)
+{
+	xz -dc "$S/perfdata-two-events.script.xz"
+	printf 'not a header at all\n\tffffffff810a4b1c x ([kernel.kallsyms])\n\n'
+	printf 'dd  4021 [001]  1000.000001:     250000 cpu-clock:ppp: \n\tzzzz bad frame\n\n'
+	xz -dc "$S/perf-build-a-g.txt.xz" | head -c 6000000 | sed '$d'
+	printf '\nsleep  4100 [002]  1000.000006:          7 major-faults: \n\tffffffff810a4b1c finish_task_switch+0x7c ([kernel.kallsyms])\n\n'
+	xz -dc "$S/perf-build-a-g.txt.xz" | tail -c 6000000 | sed '1,/^$/d'
+	printf 'dd  4021 [001]  1000.000001:     250000 cpu-clock:ppp: \n\tffffffff810a4b1c x \001 ([kernel.kallsyms])\n\tyyyy\n\n'
+	xz -dc "$S/perfdata-tracepoint.script.xz"
+} > "$t/mixed.txt"
+[ "$(wc -c < "$t/mixed.txt")" -ge 8000000 ] || { echo "FAILED: mixed input under 8 MB"; fail=1; }
+for opts in "" "--event cpu-clock" "--event major-faults --pid" "--weight period --kernel-only"; do
+	# shellcheck disable=SC2086
+	compare "$t/mixed.txt" $opts
+done
+# the skipped lines of both halves are named, with their lines
+grep -q 'mixed.txt\|<stdin>' "$t/b.err" || { echo "FAILED: no skipped line named"; fail=1; }
+
+echo "$n comparisons"
+exit $fail
