@@ -15,6 +15,7 @@
  * callchain's, named as perf names unwound frames (its pcs less 1 but
  * the first, with inlined functions: KP_RES_PERF_INLINES).
  */
+#include <errno.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "perfdata.h"
 #include "procs.h"
 #include "resolve.h"
+#include "symtab.h"
 #include "unwind.h"
 
 struct pdc {
@@ -138,19 +140,25 @@ static void
 load_kernel(struct pdc *c)
 {
 	const struct kp_pd_info *info = kp_pd_info(c->pd);
-	const char *home = getenv("HOME");
+	int fd;
 
 	c->kernel_tried = true;
 	c->ksrc.kallsyms = c->o->kallsyms;
 	c->ksrc.build_id = info->kernel_build_id;
-	if (!c->ksrc.kallsyms && info->kernel_build_id && home) {
-		size_t n = strlen(home) + strlen(info->kernel_build_id) + 64;
-
-		c->kallsyms = kp_xmalloc(n);
-		snprintf(c->kallsyms, n, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-			 home, info->kernel_build_id);
-		if (access(c->kallsyms, R_OK) == 0)
+	if (!c->ksrc.kallsyms && info->kernel_build_id) {
+		/* found as perf keeps it (no symbolic link followed), then
+		 * read by its name */
+		fd = kp_buildid_cache_open("[kernel.kallsyms]",
+					   info->kernel_build_id, "kallsyms",
+					   &c->kallsyms);
+		if (fd >= 0) {
+			close(fd);
 			c->ksrc.kallsyms = c->kallsyms;
+		} else if (errno != ENOENT && c->kallsyms) {
+			kp_warn("%s: %s; not used", c->kallsyms,
+				errno == ELOOP ? "a symbolic link"
+					       : kp_open_strerror(errno));
+		}
 	}
 	if (kp_resolver_kernel(c->res, &c->ksrc) < 0)
 		kp_warn("%s: %s; kernel frames stay addresses (--kallsyms "

@@ -20,14 +20,22 @@
 
 #define MAX_INLINE 32
 
-/* A file frames ran in (a DSO, an executable, a vmlinux). */
+/*
+ * A file frames ran in (a DSO, an executable, a vmlinux), as the capture
+ * names it: its path and the build-id it had when sampled (when the
+ * capture says), one struct for each pair.  What is read is the file at
+ * path, or when that is gone or another build since, the copy perf's
+ * build-id cache kept (dso_cached).
+ */
 struct dso {
-	const char *path; /* interned */
+	const char *path; /* interned: the name its frames carry */
+	const char *want; /* interned: the capture's build-id, or NULL */
+	char *file;	  /* the cache's copy read instead of path, or NULL */
+	char *dwfile;	  /* the file for DWARF when not path */
 	struct kp_symtab *st; /* NULL: no symbols to be had */
 	struct kp_elf_seg *segs; /* PT_LOAD: file offset -> ELF address */
 	size_t nsegs;
-	char *build_id;
-	bool id_read, id_warned, dw_tried, is_kernel;
+	bool dw_tried, is_kernel;
 	struct kp_dwarf *dw;
 };
 
@@ -124,28 +132,178 @@ ptr_hash(const void *p)
 	return ((uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ULL;
 }
 
+/* The symbols and segments of d from elf, the file at name (flags:
+ * KP_SYMTAB_DEBUGFILE; debug its debug file or NULL); false (and *why)
+ * if it has no symbols. */
+static bool
+dso_read(struct dso *d, struct Elf *elf, const char *name, unsigned flags,
+	 struct Elf *debug, char *why, size_t whylen)
+{
+	struct kp_sym sym;
+
+	d->st = kp_symtab_new();
+	if (kp_symtab_load_elf_of(d->st, elf, name, flags, debug) < 0) {
+		snprintf(why, whylen, "%s", kp_symtab_error(d->st));
+		kp_symtab_free(d->st);
+		d->st = NULL;
+		return false;
+	}
+	d->is_kernel = kp_symtab_find(d->st, "_stext", &sym) ||
+		       kp_symtab_find(d->st, "linux_banner", &sym);
+	kp_elf_segments_of(elf, &d->segs, &d->nsegs);
+	return true;
+}
+
+/* The file at path, its build-id in *id (NULL: none) when id is given;
+ * -1 (and *why) if it cannot be read as ELF. */
+static struct Elf *
+elf_at(const char *path, int *fd, char **id, char *why, size_t whylen)
+{
+	struct Elf *elf;
+
+	*fd = kp_open_regular(path, 0);
+	if (*fd < 0) {
+		snprintf(why, whylen, "%s: %s", path, kp_open_strerror(errno));
+		return NULL;
+	}
+	if (!(elf = kp_elf_of(*fd))) {
+		snprintf(why, whylen, "%s: not an ELF file", path);
+		close(*fd);
+		return NULL;
+	}
+	if (id)
+		*id = kp_elf_build_id_of(elf);
+	return elf;
+}
+
 static struct dso *
 dso_load(const char *path, bool fatal)
 {
 	struct dso *d = kp_xcalloc(1, sizeof(*d));
-	struct kp_sym sym;
+	struct Elf *elf;
+	char why[600];
+	int fd;
 
 	d->path = kp_intern_str(path);
-	d->st = kp_symtab_new();
-	if (kp_symtab_load_elf(d->st, path, KP_SYMTAB_DEBUGFILE) < 0) {
-		if (fatal)
-			kp_die("%s", kp_symtab_error(d->st));
-		kp_warn("%s; its frames stay addresses",
-			kp_symtab_error(d->st));
-		kp_symtab_free(d->st);
-		d->st = NULL;
-		return d;
+	elf = elf_at(path, &fd, NULL, why, sizeof(why));
+	if (elf) {
+		dso_read(d, elf, path, KP_SYMTAB_DEBUGFILE, NULL, why,
+			 sizeof(why));
+		kp_elf_end(elf);
+		close(fd);
 	}
-	d->is_kernel = kp_symtab_find(d->st, "_stext", &sym) ||
-		       kp_symtab_find(d->st, "linux_banner", &sym);
-	if (kp_elf_segments(path, &d->segs, &d->nsegs) < 0)
-		d->nsegs = 0;
+	if (!d->st) {
+		if (fatal)
+			kp_die("%s", why);
+		kp_warn("%s; its frames stay addresses", why);
+	}
 	return d;
+}
+
+/*
+ * The copy perf's build-id cache holds of d's file (symtab.h,
+ * kp_buildid_cache_open: name "elf", or "vdso" for the vDSO), read as
+ * perf's dso__load reads it when the file at path is gone or another
+ * build: the copy's .symtab, else the one of the debug file perf kept
+ * beside it ("debug", of the same build-id), else of the system's
+ * (/usr/lib/debug/.build-id), else the copy's .dynsym; frames keep path
+ * for their module.  False if there is no copy to be used (one that is
+ * there but cannot be is said); a copy without symbols is said here.
+ */
+static bool
+dso_cached(struct dso *d, const char *name)
+{
+	struct Elf *elf = NULL, *dbg = NULL;
+	char *where = NULL, *dwhere = NULL, *id = NULL, why[600];
+	int fd, dfd = -1;
+	bool ok = false;
+
+	fd = kp_buildid_cache_open(d->path, d->want, name, &where);
+	if (fd < 0) {
+		if (errno != ENOENT && where)
+			kp_warn("%s: %s; not used", where,
+				errno == ELOOP ? "a symbolic link"
+					       : kp_open_strerror(errno));
+		free(where);
+		return false;
+	}
+	if (!(elf = kp_elf_of(fd)) || !(id = kp_elf_build_id_of(elf)) ||
+	    strcmp(id, d->want) != 0) {
+		kp_warn("%s: %s, not %s's %s; not used", where,
+			!elf ? "not an ELF file" : id ? "another build-id"
+						      : "no build-id",
+			d->path, d->want);
+		goto out;
+	}
+	/* perf's copy of the debug file, or the system's, when the copy
+	 * has no .symtab of its own */
+	dfd = kp_buildid_cache_open(d->path, d->want, "debug", &dwhere);
+	if (dfd < 0 && dwhere) {
+		free(dwhere);
+		if (asprintf(&dwhere, "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			     d->want, d->want + 2) < 0)
+			kp_die("out of memory");
+		dfd = kp_open_regular(dwhere, 0);
+	}
+	if (dfd >= 0 && (dbg = kp_elf_of(dfd)) != NULL) {
+		free(id);
+		id = kp_elf_build_id_of(dbg);
+		if (!id || strcmp(id, d->want) != 0) {
+			kp_elf_end(dbg);
+			dbg = NULL;
+		}
+	}
+	if (!dso_read(d, elf, where, 0, dbg, why, sizeof(why)))
+		kp_warn("%s; its frames stay addresses", why);
+	ok = true;
+	d->file = where;
+	where = NULL;
+	if (dbg) {
+		d->dwfile = dwhere;
+		dwhere = NULL;
+	}
+out:
+	kp_elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	kp_elf_end(elf);
+	close(fd);
+	free(id);
+	free(where);
+	free(dwhere);
+	return ok;
+}
+
+/*
+ * d's file when the capture gives its build-id: the file at path if it
+ * is that build (or has none to compare), else perf's cached copy; the
+ * frames stay addresses (warned once) when neither can be had.
+ */
+static void
+dso_load_want(struct dso *d)
+{
+	struct Elf *elf;
+	char *id = NULL, why[600];
+	int fd;
+
+	elf = elf_at(d->path, &fd, &id, why, sizeof(why));
+	if (elf && (!id || strcmp(id, d->want) == 0)) {
+		if (!dso_read(d, elf, d->path, KP_SYMTAB_DEBUGFILE, NULL, why,
+			      sizeof(why)))
+			kp_warn("%s; its frames stay addresses", why);
+	} else if (!dso_cached(d, "elf")) {
+		if (elf)
+			kp_warn("%s: build-id %s, not the %s it had when "
+				"sampled; its frames stay addresses",
+				d->path, id, d->want);
+		else
+			kp_warn("%s; its frames stay addresses", why);
+	}
+	if (elf) {
+		kp_elf_end(elf);
+		close(fd);
+	}
+	free(id);
 }
 
 static void
@@ -156,55 +314,46 @@ dso_free(struct dso *d)
 	kp_symtab_free(d->st);
 	kp_dwarf_close(d->dw);
 	free(d->segs);
-	free(d->build_id);
+	free(d->file);
+	free(d->dwfile);
 	free(d);
 }
 
-/* The file at path (interned), loaded on first use. */
+/* The file at path with build-id want (both interned; want NULL: not
+ * known), loaded on first use. */
 static struct dso *
-dso_get(struct kp_resolver *r, const char *path)
+dso_get(struct kp_resolver *r, const char *path, const char *want)
 {
-	uint64_t h = ptr_hash(path);
+	uint64_t h = ptr_hash(path) ^ ptr_hash(want) >> 7;
 	struct dso *d;
 	size_t i, mask;
 
 	if (r->dsos.cap) {
 		mask = r->dsos.cap - 1;
-		for (i = h & mask; r->dsos.tab[i].p; i = (i + 1) & mask)
-			if (((struct dso *)r->dsos.tab[i].p)->path == path)
-				return r->dsos.tab[i].p;
+		for (i = h & mask; (d = r->dsos.tab[i].p) != NULL;
+		     i = (i + 1) & mask)
+			if (d->path == path && d->want == want)
+				return d;
 	}
 	/* "[vdso]", "[anon]", "//anon", "/memfd:x (deleted)": no file */
 	if (path[0] != '/' || strstr(path, " (deleted)")) {
 		d = kp_xcalloc(1, sizeof(*d));
 		d->path = path;
+		d->want = want;
+		/* the vDSO perf kept (it is no file), if it did */
+		if (want && strcmp(path, "[vdso]") == 0)
+			dso_cached(d, "vdso");
+	} else if (want) {
+		d = kp_xcalloc(1, sizeof(*d));
+		d->path = path;
+		d->want = want;
+		dso_load_want(d);
 	} else {
 		d = dso_load(path, false);
 	}
 	kp_slots_reserve(&r->dsos, 64);
 	kp_slots_put(&r->dsos, h, d);
 	return d;
-}
-
-/* False (warned once) when want is given and the file's build-id differs. */
-static bool
-dso_id_ok(struct dso *d, const char *want)
-{
-	if (!want || !d->st)
-		return true;
-	if (!d->id_read) {
-		d->id_read = true;
-		d->build_id = kp_elf_build_id(d->path);
-	}
-	if (!d->build_id || strcmp(d->build_id, want) == 0)
-		return true;
-	if (!d->id_warned) {
-		d->id_warned = true;
-		kp_warn("%s: build-id %s, not the %s it had when sampled; its "
-			"frames stay addresses",
-			d->path, d->build_id, want);
-	}
-	return false;
 }
 
 static struct kp_dwarf *
@@ -214,7 +363,10 @@ dso_dwarf_open(struct dso *d, bool warn)
 
 	if (!d->dw_tried && d->st) {
 		d->dw_tried = true;
-		d->dw = kp_dwarf_open(d->path, err, sizeof(err));
+		d->dw = kp_dwarf_open(d->dwfile	 ? d->dwfile
+				      : d->file ? d->file
+						: d->path,
+				      err, sizeof(err));
 		if (!d->dw && warn)
 			kp_warn("%s; no source lines", err);
 	}
@@ -886,12 +1038,9 @@ kp_resolve_file(struct kp_resolver *r, const char *path, const char *build_id,
 	bool ok = false;
 
 	path = kp_intern_str(path);
-	d = dso_get(r, path);
-	if (!dso_id_ok(d, build_id))
-		d = NULL; /* a key of its own: the file offset stays */
-	h = cent_hash(C_FILE, d ? (const void *)d : path, off, addr, flags);
-	c = cache_find(r, h, C_FILE, d ? (const void *)d : path, off, addr,
-		       flags);
+	d = dso_get(r, path, build_id ? kp_intern_str(build_id) : NULL);
+	h = cent_hash(C_FILE, d, off, addr, flags);
+	c = cache_find(r, h, C_FILE, d, off, addr, flags);
 	if (c) {
 		*out = c->fr;
 		return c->n;
@@ -902,13 +1051,12 @@ kp_resolve_file(struct kp_resolver *r, const char *path, const char *build_id,
 	f.module = path;
 	f.off = off;
 	fr[0] = kp_frame_intern(&f);
-	if (d && kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
+	if (kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
 		n = user_frames(r, d, fr[0], vaddr,
 				flags & (KP_SYMTAB_RETADDR |
 					 KP_RES_PERF_INLINES),
 				fr, &ok);
-	c = cache_add(r, h, C_FILE, d ? (const void *)d : path, off, addr,
-		      flags, fr, n, ok);
+	c = cache_add(r, h, C_FILE, d, off, addr, flags, fr, n, ok);
 	*out = c->fr;
 	return c->n;
 }
@@ -997,7 +1145,7 @@ kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 		break;
 	case T_USER:
 		d = in->module && !(r->uelf && in->module == r->uelf->path) ?
-			    dso_get(r, in->module) :
+			    dso_get(r, in->module, NULL) :
 			    r->uelf;
 		if (d->st)
 			n = user_frames(r, d, in, frame_vaddr(d, in),

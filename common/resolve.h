@@ -52,7 +52,11 @@
  * opened only if it is a regular file: a FIFO, a device or a directory
  * is refused with a warning and its frames stay addresses; the opens
  * use O_NONBLOCK so a FIFO planted between the check and the open
- * cannot hang the program.
+ * cannot hang the program.  A mapping whose build-id is known (the
+ * capture's) and whose file is gone or another build is read from the
+ * copy perf record kept in its build-id cache, as perf report reads it
+ * (symtab.h, kp_buildid_cache_open), its frames keeping the mapping's
+ * path; so is the vDSO.
  *
  * Messages.  Loading problems that leave frames unresolved are said
  * once per file with kp_warn ("FILE: reason; its frames stay
@@ -161,8 +165,10 @@ size_t kp_resolve_kernel(struct kp_resolver *r, uint64_t addr,
 /*
  * A user address in map (which must hold it).  The frame is named by
  * the file's symbol where it has one, else "[PATH+0xFILEOFF]"; if
- * map->build_id is given and the file's differs, the file is not used
- * (warned once) and the frame is the file offset.
+ * map->build_id is given and the file's differs (or the file is gone),
+ * perf's cached copy of that build is read instead, and if there is
+ * none the file is not used (warned once) and the frame is the file
+ * offset.
  */
 size_t kp_resolve_user(struct kp_resolver *r, const struct kp_map *map,
 		       uint64_t addr, unsigned flags,
