@@ -490,10 +490,35 @@ progress(struct pdc *c, bool end)
 			(unsigned long long)(done >> 20), c->nrec);
 }
 
+/*
+ * An executable mapping of memory no file backs, as perf's map__new
+ * (util/map.c) tells it: anonymous memory (is_anon_memory: "//anon",
+ * "/dev/zero...", "/anon_hugepage...", or MAP_HUGETLB) or the heap, the
+ * stack and SysV shared memory (is_no_dso_memory: "[heap]", "[stack...",
+ * "/SYSV...").  perf names such a mapping after the JIT symbol file of
+ * the process that made it, "/tmp/perf-PID.map", and looks its
+ * addresses up as they are (identity__map_ip): perf script prints
+ * "55f2cee001c8 [unknown] (/tmp/perf-27524.map)".  A memfd, a file
+ * deleted while mapped ("... (deleted)") and "[anon:NAME]" are not such
+ * memory to perf: they keep their names and file offsets.
+ */
+static bool
+perf_anon(const struct kp_pd_rec *r)
+{
+	const char *p = r->path;
+
+	return (r->type == PERF_RECORD_MMAP2 && (r->flags & 0x40000)) ||
+	       strcmp(p, "//anon") == 0 || strncmp(p, "/dev/zero", 9) == 0 ||
+	       strncmp(p, "/anon_hugepage", 14) == 0 ||
+	       strncmp(p, "[stack", 6) == 0 || strncmp(p, "/SYSV", 5) == 0 ||
+	       strcmp(p, "[heap]") == 0;
+}
+
 static void
 record(struct pdc *c, const struct kp_pd_rec *r)
 {
 	const char *bid, *t;
+	char jit[32];
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
@@ -535,6 +560,15 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 		for (t = r->path; *t; t++)
 			if ((unsigned char)*t < 0x20)
 				return;
+		if (perf_anon(r)) {
+			/* perf's name for code in memory no file backs (a
+			 * JIT's), at the address itself */
+			snprintf(jit, sizeof(jit), "/tmp/perf-%d.map",
+				 (int)r->pid);
+			kp_procs_mmap(c->procs, r->pid, r->start, r->len,
+				      r->start, kp_intern_str(jit), NULL);
+			break;
+		}
 		bid = r->build_id[0] ? r->build_id
 				     : kp_pd_build_id(c->pd, r->path);
 		kp_procs_mmap(c->procs, r->pid, r->start, r->len, r->pgoff,

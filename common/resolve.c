@@ -319,6 +319,27 @@ dso_free(struct dso *d)
 	free(d);
 }
 
+/*
+ * Names of memory no file backs, never opened: perf's pseudo-files
+ * ("[vdso]", "[heap]", "[stack]", "[anon:NAME]"), anonymous memory
+ * ("//anon", "/dev/zero", "/anon_hugepage", "/SYSV..." shared memory:
+ * util/map.c is_anon_memory, is_no_dso_memory), a memfd ("/memfd:NAME"),
+ * a file deleted while mapped ("PATH (deleted)"), and the JIT symbol file
+ * perf names code in anonymous memory after ("/tmp/perf-PID.map", a text
+ * file perf reads where a JIT wrote one; not read here).
+ */
+static bool
+no_file(const char *path)
+{
+	return path[0] != '/' || strstr(path, " (deleted)") ||
+	       strcmp(path, "//anon") == 0 ||
+	       strncmp(path, "/dev/zero", 9) == 0 ||
+	       strncmp(path, "/anon_hugepage", 14) == 0 ||
+	       strncmp(path, "/SYSV", 5) == 0 ||
+	       strncmp(path, "/memfd:", 7) == 0 ||
+	       strncmp(path, "/tmp/perf-", 10) == 0;
+}
+
 /* The file at path with build-id want (both interned; want NULL: not
  * known), loaded on first use. */
 static struct dso *
@@ -335,8 +356,7 @@ dso_get(struct kp_resolver *r, const char *path, const char *want)
 			if (d->path == path && d->want == want)
 				return d;
 	}
-	/* "[vdso]", "[anon]", "//anon", "/memfd:x (deleted)": no file */
-	if (path[0] != '/' || strstr(path, " (deleted)")) {
+	if (no_file(path)) {
 		d = kp_xcalloc(1, sizeof(*d));
 		d->path = path;
 		d->want = want;

@@ -56,7 +56,9 @@
  * capture's) and whose file is gone or another build is read from the
  * copy perf record kept in its build-id cache, as perf report reads it
  * (symtab.h, kp_buildid_cache_open), its frames keeping the mapping's
- * path; so is the vDSO.
+ * path; so is the vDSO.  Names of memory no file backs ("[heap]",
+ * "//anon", "/memfd:NAME", "PATH (deleted)", "/tmp/perf-PID.map", ...)
+ * are never opened, and nothing is said of them.
  *
  * Messages.  Loading problems that leave frames unresolved are said
  * once per file with kp_warn ("FILE: reason; its frames stay

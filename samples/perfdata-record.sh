@@ -1,7 +1,7 @@
 #!/bin/sh
 # record the perf.data captures of samples/ (perfdata-*), with perf's own
 # reports beside them; run as root from samples/ (perf 6.1, software events).
-# With arguments, only those named of the later ones: cache.
+# With arguments, only those named of the later ones: cache, pseudo.
 set -eu
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) false ;; esac; }
 ONLY=$*
@@ -57,4 +57,22 @@ h=$(mktemp -d)
 HOME=$h perf script -i perfdata-cache.data 2>/dev/null | xz -9 > perfdata-cache.nocache.script.xz
 HOME=$h perf script -i perfdata-cache-dwarf.data 2>/dev/null | xz -9 > perfdata-cache-dwarf.nocache.script.xz
 rmdir "$h"
+fi
+if want pseudo; then
+# code in memory no file backs (x86-64): run, and running before a -p
+# capture began (its mappings read from /proc); the program (static: one
+# file) and any copy of it perf kept removed before the reports, so that
+# its own frames stay addresses for perf as for perf2kp anywhere
+d=$(mktemp -d)
+cc -O1 -fno-omit-frame-pointer -static -o "$d/pseudo" perfdata-pseudo.c
+rec pseudo -e cpu-clock:u -g -F 499 -- "$d/pseudo" 50
+"$d/pseudo" 40 1 > "$d/pid" &
+sleep 0.5
+rec pseudo-p -e cpu-clock:u -g -F 499 -p "$(cat "$d/pid")"
+wait
+rm -r "$d"
+rm -rf "$HOME/.debug$d"
+find "$HOME/.debug/.build-id" -lname "*$d/*" -delete
+report pseudo
+report pseudo-p
 fi
