@@ -18,7 +18,7 @@
 #include "resolve.h"
 #include "symtab.h"
 
-#define MAX_INLINE 32
+#define MAX_INLINE (KP_RES_MAX - 1)
 
 /*
  * A file frames ran in (a DSO, an executable, a vmlinux), as the capture
@@ -770,6 +770,14 @@ kp_resolver_kernel_sym(const struct kp_resolver *r, const char *name,
 
 /* ---- frames ---- */
 
+/* a and b are the same frame (b interned or not: the frame a caller
+ * builds for an address is interned only when it is the answer). */
+static bool
+same_frame(const struct kp_frame *a, const struct kp_frame *b)
+{
+	return a == b || memcmp(a, b, KP_FRAME_KEY) == 0;
+}
+
 /*
  * The frames of in resolved to sym (NULL: none) and the source of daddr
  * in dw (NULL: none), into out[]: inlined functions first.  A symbol in
@@ -978,19 +986,34 @@ kernel_frames(struct kp_resolver *r, const struct kp_frame *in, bool ret,
 		la = in->addr - r->shift;
 		n = make_frames(r, in, NULL, module, r->kelf->dw,
 				ret ? la - 1 : la, out);
-		*ok = n > 1 || out[0] != in;
+		*ok = n > 1 || !same_frame(out[0], in);
 		return n;
 	}
 	*ok = false;
-	out[0] = in;
+	out[0] = kp_frame_intern(in);
 	return 1;
+}
+
+/* The frames of kernel address addr into fr[], their number; *ok when
+ * a symbol or line named it. */
+static size_t
+kernel_addr(struct kp_resolver *r, uint64_t addr, unsigned flags,
+	    const struct kp_frame **fr, bool *ok)
+{
+	struct kp_frame in;
+
+	memset(&in, 0, sizeof(in));
+	in.addr = addr;
+	in.flags = KP_F_ADDR;
+	in.module = r->mod_kernel;
+	return kernel_frames(r, &in, flags & KP_SYMTAB_RETADDR, fr, ok);
 }
 
 size_t
 kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
 		  const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1], *in;
+	const struct kp_frame *fr[KP_RES_MAX];
 	const void *key = (const void *)(uintptr_t)addr;
 	uint64_t h = cent_hash(C_KERNEL, key, 0, 0, flags);
 	struct cent *c = cache_find(r, h, C_KERNEL, key, 0, 0, flags);
@@ -998,12 +1021,25 @@ kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
 	bool ok;
 
 	if (!c) {
-		in = kp_frame_make(addr, KP_F_ADDR, NULL, r->mod_kernel);
-		n = kernel_frames(r, in, flags & KP_SYMTAB_RETADDR, fr, &ok);
+		n = kernel_addr(r, addr, flags, fr, &ok);
 		c = cache_add(r, h, C_KERNEL, key, 0, 0, flags, fr, n, ok);
 	}
 	*out = c->fr;
 	return c->n;
+}
+
+size_t
+kp_resolve_kernel_to(struct kp_resolver *r, uint64_t addr, unsigned flags,
+		     const struct kp_frame **out)
+{
+	size_t n;
+	bool ok;
+
+	n = kernel_addr(r, addr, flags, out, &ok);
+	r->distinct++;
+	if (!ok)
+		r->unresolved++;
+	return n;
 }
 
 /*
@@ -1029,19 +1065,43 @@ user_frames(struct kp_resolver *r, struct dso *d, const struct kp_frame *in,
 				ret && vaddr ? vaddr - 1 : vaddr,
 				*ok ? vaddr - sym.off : 0, out);
 		if (!*ok)
-			*ok = n > 1 || out[0] != in;
+			*ok = n > 1 || !same_frame(out[0], in);
 		return n;
 	}
 	if (!*ok && !(want_dw && d->st)) {
-		out[0] = in;
+		out[0] = kp_frame_intern(in);
 		return 1;
 	}
 	n = make_frames(r, in, *ok ? &sym : NULL, module,
 			want_dw ? dso_dwarf(d) : NULL,
 			ret && vaddr ? vaddr - 1 : vaddr, out);
 	if (!*ok)
-		*ok = n > 1 || out[0] != in;
+		*ok = n > 1 || !same_frame(out[0], in);
 	return n;
+}
+
+/* The frames of file offset off of d (its path interned) into fr[],
+ * their number; *ok when anything named it. */
+static size_t
+file_off(struct kp_resolver *r, struct dso *d, uint64_t off, uint64_t addr,
+	 unsigned flags, const struct kp_frame **fr, bool *ok)
+{
+	struct kp_frame in;
+	uint64_t vaddr;
+
+	memset(&in, 0, sizeof(in));
+	in.addr = addr;
+	in.flags = KP_F_ADDR | KP_F_OFF;
+	in.module = d->path;
+	in.off = off;
+	*ok = false;
+	if (kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
+		return user_frames(r, d, &in, vaddr,
+				   flags & (KP_SYMTAB_RETADDR |
+					    KP_RES_PERF_INLINES),
+				   fr, ok);
+	fr[0] = kp_frame_intern(&in);
+	return 1;
 }
 
 size_t
@@ -1049,34 +1109,21 @@ kp_resolve_file(struct kp_resolver *r, const char *path, const char *build_id,
 		uint64_t off, uint64_t addr, unsigned flags,
 		const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1];
-	struct kp_frame f;
+	const struct kp_frame *fr[KP_RES_MAX];
 	struct dso *d;
 	struct cent *c;
-	uint64_t h, vaddr;
-	size_t n = 1;
-	bool ok = false;
+	uint64_t h;
+	size_t n;
+	bool ok;
 
 	path = kp_intern_str(path);
 	d = dso_get(r, path, build_id ? kp_intern_str(build_id) : NULL);
 	h = cent_hash(C_FILE, d, off, addr, flags);
 	c = cache_find(r, h, C_FILE, d, off, addr, flags);
-	if (c) {
-		*out = c->fr;
-		return c->n;
+	if (!c) {
+		n = file_off(r, d, off, addr, flags, fr, &ok);
+		c = cache_add(r, h, C_FILE, d, off, addr, flags, fr, n, ok);
 	}
-	memset(&f, 0, sizeof(f));
-	f.addr = addr;
-	f.flags = KP_F_ADDR | KP_F_OFF;
-	f.module = path;
-	f.off = off;
-	fr[0] = kp_frame_intern(&f);
-	if (kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
-		n = user_frames(r, d, fr[0], vaddr,
-				flags & (KP_SYMTAB_RETADDR |
-					 KP_RES_PERF_INLINES),
-				fr, &ok);
-	c = cache_add(r, h, C_FILE, d, off, addr, flags, fr, n, ok);
 	*out = c->fr;
 	return c->n;
 }
@@ -1089,6 +1136,21 @@ kp_resolve_user(struct kp_resolver *r, const struct kp_map *map,
 	return kp_resolve_file(r, map->path, map->build_id,
 			       addr - map->start + map->pgoff, addr, flags,
 			       out);
+}
+
+size_t
+kp_resolve_user_to(struct kp_resolver *r, const struct kp_map *map,
+		   uint64_t addr, unsigned flags, const struct kp_frame **out)
+{
+	size_t n;
+	bool ok;
+
+	n = file_off(r, dso_get(r, map->path, map->build_id),
+		     addr - map->start + map->pgoff, addr, flags, out, &ok);
+	r->distinct++;
+	if (!ok)
+		r->unresolved++;
+	return n;
 }
 
 /* ---- frames read from kp (kp-addr2sym) ---- */
@@ -1147,7 +1209,7 @@ size_t
 kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 		 unsigned flags, const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1];
+	const struct kp_frame *fr[KP_RES_MAX];
 	bool ret = flags & KP_SYMTAB_RETADDR, ok = false;
 	uint64_t h = cent_hash(C_FRAME, in, 0, 0, flags);
 	struct cent *c = cache_find(r, h, C_FRAME, in, 0, 0, flags);

@@ -177,6 +177,20 @@ size_t kp_resolve_user(struct kp_resolver *r, const struct kp_map *map,
 		       const struct kp_frame *const **out);
 
 /*
+ * kp_resolve_kernel and kp_resolve_user for a caller that keeps the
+ * frames of each address itself (the perf.data reader): they go to
+ * out[], room for KP_RES_MAX, and the resolver keeps nothing of them
+ * (the files and their symbols aside).  map->path and map->build_id
+ * must be interned, as the process model's (procs.h) are.
+ */
+#define KP_RES_MAX 33
+size_t kp_resolve_kernel_to(struct kp_resolver *r, uint64_t addr,
+			    unsigned flags, const struct kp_frame **out);
+size_t kp_resolve_user_to(struct kp_resolver *r, const struct kp_map *map,
+			  uint64_t addr, unsigned flags,
+			  const struct kp_frame **out);
+
+/*
  * The same by file offset: an address in PATH at file offset off (for
  * "[PATH+0xOFF]" frames, or a mapping the caller computed).  addr is
  * what the frame's address field shows.
