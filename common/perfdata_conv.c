@@ -44,6 +44,8 @@ struct pdc {
 	char *kallsyms; /* the build-id cache's copy, if used */
 	struct kp_agg **aggs; /* per event */
 	size_t naggs;
+	struct kp_agg *direct; /* the caller's, for event direct_ev ... */
+	size_t direct_ev;      /* ... or SIZE_MAX: see kp_perfdata_convert */
 	struct kp_conv cv;     /* the stack being built */
 	struct fent *ftab;     /* the frames of each address: see fent_get */
 	size_t fcap, fn;
@@ -454,8 +456,10 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 	if ((size_t)r->ev >= c->naggs) {
 		c->aggs = kp_xrealloc(c->aggs, ((size_t)r->ev + 1) *
 						       sizeof(*c->aggs));
-		while (c->naggs <= (size_t)r->ev)
-			c->aggs[c->naggs++] = kp_agg_new();
+		for (; c->naggs <= (size_t)r->ev; c->naggs++)
+			c->aggs[c->naggs] = c->naggs == c->direct_ev
+						    ? c->direct
+						    : kp_agg_new();
 	}
 	first = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				PERF_RECORD_MISC_KERNEL
@@ -735,6 +739,21 @@ event_is(const char *name, const char *want)
 		!strchr(want, ':'));
 }
 
+/*
+ * Without --event, the event kept is the one with the most samples (the
+ * first of equals), but perf's dummy event, which cannot sample (a
+ * malformed file may say it did), never before one that did.
+ */
+static bool
+prefer(const struct kp_pd_event *e, const struct kp_pd_event *keep)
+{
+	if (!keep)
+		return true;
+	if (e->dummy != keep->dummy && e->nsamples && keep->nsamples)
+		return !e->dummy;
+	return e->nsamples > keep->nsamples;
+}
+
 static void
 finish(struct pdc *c, struct kp_agg *agg)
 {
@@ -748,8 +767,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		e = kp_pd_event(c->pd, i);
 		if (e->dummy && e->nsamples == 0)
 			continue;
-		if (c->event ? event_is(e->name, c->event)
-				 : !keep || e->nsamples > keep->nsamples) {
+		if (c->event ? event_is(e->name, c->event) : prefer(e, keep)) {
 			if (!c->event || !keep) {
 				keep = e;
 				ik = (int)i;
@@ -778,7 +796,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		kp_warn("%s: %s: kept %s%s", kp_input_name(c->in), list,
 			keep->name, c->event ? "" : "; --event to choose");
 	free(list);
-	if (keep && (size_t)ik < c->naggs) {
+	if (keep && (size_t)ik < c->naggs && c->aggs[ik] != agg) {
 		struct kp_agg *a = c->aggs[ik];
 
 		for (k = 0; k < kp_agg_len(a); k++) {
@@ -837,6 +855,25 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	c.in = in;
 	if (!(c.pd = kp_pd_open(in, why)))
 		return -1;
+	/*
+	 * One event but perf's dummy, the one kept if it has samples: its
+	 * stacks go to the caller's aggregation as they come (in the order
+	 * finish() would add them), not to one of their own copied there at
+	 * the end.  A pipe may name more events later; --event may name
+	 * none.
+	 */
+	c.direct_ev = SIZE_MAX;
+	if (!kp_pd_pipe(c.pd) && !c.event) {
+		for (i = 0; i < kp_pd_nevents(c.pd); i++)
+			if (!kp_pd_event(c.pd, i)->dummy)
+				c.direct_ev = c.direct_ev == SIZE_MAX
+						      ? i
+						      : SIZE_MAX - 1;
+		if (c.direct_ev < SIZE_MAX - 1)
+			c.direct = agg;
+		else
+			c.direct_ev = SIZE_MAX;
+	}
 	c.res = kp_resolver_new(0);
 	c.procs = kp_procs_new();
 	c.tty = isatty(2) && !kp_quiet;
@@ -887,7 +924,8 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	kp_offcpu_free(c.off);
 	free(c.words);
 	for (i = 0; i < c.naggs; i++)
-		kp_agg_free(c.aggs[i]);
+		if (c.aggs[i] != agg)
+			kp_agg_free(c.aggs[i]);
 	free(c.aggs);
 	kp_conv_free(&c.cv);
 	free(c.ftab);
