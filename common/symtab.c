@@ -89,6 +89,7 @@ kp_symtab_count(const struct kp_symtab *st)
 	return st->n;
 }
 
+
 static const char *
 module_intern(struct kp_symtab *st, const char *mod, size_t len)
 {
@@ -123,6 +124,13 @@ add_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 }
 
 void
+kp_symtab_add_n(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
+		const char *name, size_t len)
+{
+	add_ent(st, addr, size, type, name, len, NULL, 0);
+}
+
+void
 kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 	      const char *name, const char *module)
 {
@@ -130,16 +138,83 @@ kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 		module ? strlen(module) : 0);
 }
 
-static int
-cmp_ent(const void *a, const void *b)
-{
-	const struct kp_symtab_ent *x = a, *y = b;
+/*
+ * Sort the entries by address, those of one address in load order (by
+ * seq: the entries added since the last sort come after the others, and
+ * in seq order).  A merge sort of (address, index) keys that takes the
+ * runs already in order as they are: kallsyms is in address order but
+ * for its modules, an ELF symbol table by source file.  Then the
+ * entries are moved once.
+ */
+struct skey {
+	uint64_t addr;
+	size_t i;
+};
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return 0;
+static void
+sort_ents(struct kp_symtab *st)
+{
+	struct skey *a, *b, *t;
+	struct kp_symtab_ent tmp;
+	size_t n = st->n, *runs, nr, i, j, k, o, lo, mid, hi, w;
+
+	/* in order already (those of one address too: each entry's seq
+	 * is above those before it, or a sort put it after them) */
+	for (i = 1; i < n && st->ents[i - 1].addr <= st->ents[i].addr; i++)
+		;
+	if (i >= n)
+		return;
+	a = kp_xmalloc(n * sizeof(*a));
+	b = kp_xmalloc(n * sizeof(*b));
+	for (i = 0; i < n; i++) {
+		a[i].addr = st->ents[i].addr;
+		a[i].i = i;
+	}
+	for (nr = 1, i = 1; i < n; i++)
+		nr += a[i].addr < a[i - 1].addr;
+	runs = kp_xmalloc((nr + 1) * sizeof(*runs));
+	runs[0] = 0;
+	for (nr = 1, i = 1; i < n; i++)
+		if (a[i].addr < a[i - 1].addr)
+			runs[nr++] = i;
+	runs[nr] = n;
+	while (nr > 1) {
+		for (w = 0, k = 0; k < nr; k += 2, w++) {
+			lo = runs[k];
+			mid = runs[k + 1];
+			hi = k + 2 <= nr ? runs[k + 2] : n;
+			for (i = lo, j = mid, o = lo; i < mid && j < hi;)
+				b[o++] = a[j].addr < a[i].addr ? a[j++] : a[i++];
+			while (i < mid)
+				b[o++] = a[i++];
+			while (j < hi)
+				b[o++] = a[j++];
+			runs[w] = lo;
+		}
+		runs[w] = n;
+		nr = w;
+		t = a;
+		a = b;
+		b = t;
+	}
+	/* entry a[i].i goes to i: in place, a cycle at a time */
+	for (i = 0; i < n; i++) {
+		if (a[i].i == i)
+			continue;
+		tmp = st->ents[i];
+		for (j = i;; j = k) {
+			k = a[j].i;
+			a[j].i = j;
+			if (k == i) {
+				st->ents[j] = tmp;
+				break;
+			}
+			st->ents[j] = st->ents[k];
+		}
+	}
+	free(a);
+	free(b);
+	free(runs);
 }
 
 static int
@@ -221,8 +296,7 @@ kp_symtab_sort(struct kp_symtab *st)
 {
 	size_t i, j, k, nb = 0;
 
-	if (st->n)
-		qsort(st->ents, st->n, sizeof(*st->ents), cmp_ent);
+	sort_ents(st);
 	free(st->best);
 	st->best = kp_xmalloc((st->n ? st->n : 1) * sizeof(*st->best));
 	for (i = 0; i < st->n; i = j) {
@@ -352,6 +426,32 @@ type_wanted(char t)
 }
 
 /*
+ * Hex digits s[0..len), as kp_parse_u64 reads them; at most 16 of them
+ * (kallsyms' addresses) without its overflow check, a division a digit.
+ */
+static int
+parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned c;
+	size_t i;
+
+	if (len == 0 || len > 16)
+		return kp_parse_u64(s, len, 16, out);
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c - '0' < 10)
+			v = v << 4 | (c - '0');
+		else if ((c | 0x20) - 'a' < 6)
+			v = v << 4 | ((c | 0x20) - 'a' + 10);
+		else /* "0x...", or not a number */
+			return kp_parse_u64(s, len, 16, out);
+	}
+	*out = v;
+	return 0;
+}
+
+/*
  * Lines of /proc/kallsyms and System.map, fields separated by one space,
  * the module (kallsyms only) after a tab:
  *
@@ -394,7 +494,7 @@ load_nm(struct kp_symtab *st, const char *path, bool kallsyms)
 		if (end == p)
 			continue;
 		name = memchr(p, ' ', end - p);
-		if (!name || kp_parse_u64(p, name - p, 16, &addr) < 0 ||
+		if (!name || parse_hex(p, name - p, &addr) < 0 ||
 		    end - name < 4 || name[2] != ' ' || name[3] == ' ' ||
 		    name[3] == '\0') {
 			kp_symtab_seterr(st, "%s:%zu: not a %s line", path,

@@ -133,14 +133,41 @@ find_section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* nm(1)'s letter for a symbol, or 0 to leave it out. */
+/* What sym_letter reads of a section, read once for all symbols. */
+enum { SC_ALLOC = 1, SC_EXEC = 2, SC_WRITE = 4, SC_NOBITS = 8 };
+
+static unsigned char *
+section_classes(Elf *elf, size_t *n)
+{
+	unsigned char *cls;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+
+	if (elf_getshdrnum(elf, n) < 0)
+		*n = 0;
+	cls = kp_xcalloc(*n ? *n : 1, 1);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		i = elf_ndxscn(scn);
+		if (i >= *n || !gelf_getshdr(scn, &sh))
+			continue;
+		cls[i] = (sh.sh_flags & SHF_ALLOC ? SC_ALLOC : 0) |
+			 (sh.sh_flags & SHF_EXECINSTR ? SC_EXEC : 0) |
+			 (sh.sh_flags & SHF_WRITE ? SC_WRITE : 0) |
+			 (sh.sh_type == SHT_NOBITS ? SC_NOBITS : 0);
+	}
+	return cls;
+}
+
+/* nm(1)'s letter for a symbol (its section's class in cls[], n of
+ * them), or 0 to leave it out. */
 static char
-sym_letter(Elf *elf, const GElf_Sym *sym, const char *name)
+sym_letter(const unsigned char *cls, size_t n, const GElf_Sym *sym,
+	   const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 	int bind = GELF_ST_BIND(sym->st_info);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
+	unsigned k;
 	char c;
 
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS ||
@@ -152,16 +179,15 @@ sym_letter(Elf *elf, const GElf_Sym *sym, const char *name)
 	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 	    type != STT_NOTYPE)
 		return 0;
-	scn = elf_getscn(elf, sym->st_shndx);
-	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+	if (sym->st_shndx >= n || !((k = cls[sym->st_shndx]) & SC_ALLOC))
 		return 0;
-	if (sh.sh_flags & SHF_EXECINSTR)
+	if (k & SC_EXEC)
 		c = 't';
 	else if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		c = 't';
-	else if (sh.sh_type == SHT_NOBITS)
+	else if (k & SC_NOBITS)
 		c = 'b';
-	else if (sh.sh_flags & SHF_WRITE)
+	else if (k & SC_WRITE)
 		c = 'd';
 	else
 		return 0; /* read-only data: as kallsyms' r, left out */
@@ -177,27 +203,67 @@ static size_t
 add_symbols(struct kp_symtab *st, Elf *elf, Elf_Scn *scn,
 	    const GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n, added = 0;
+	Elf_Data *data = elf_getdata(scn, NULL), *sdata = NULL;
+	const Elf64_Sym *s64 = NULL;
+	const char *strs = NULL, *name, *e;
+	size_t i, n, nstr = 0, ncls, added = 0;
+	unsigned char *cls;
+	Elf_Scn *strscn;
+	GElf_Shdr ssh;
 	GElf_Sym sym;
-	const char *name;
 	char c;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = data->d_size / sh->sh_entsize;
+	/* the string table read directly, as elf_strptr reads it (a
+	 * compressed one through it) */
+	strscn = elf_getscn(elf, sh->sh_link);
+	if (strscn && gelf_getshdr(strscn, &ssh) && ssh.sh_type == SHT_STRTAB &&
+	    !(ssh.sh_flags & SHF_COMPRESSED) &&
+	    (sdata = elf_getdata(strscn, NULL)) != NULL &&
+	    sdata->d_size == ssh.sh_size) {
+		strs = sdata->d_buf;
+		nstr = sdata->d_size;
+	}
+	/* the symbols of a 64-bit file read directly (libelf has made them
+	 * this machine's) */
+	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
+	    sh->sh_entsize == sizeof(Elf64_Sym) &&
+	    (uintptr_t)data->d_buf % _Alignof(Elf64_Sym) == 0)
+		s64 = data->d_buf;
+	cls = section_classes(elf, &ncls);
 	for (i = 1; i < n; i++) {
-		if (!gelf_getsym(data, (int)i, &sym))
+		if (s64) {
+			sym.st_name = s64[i].st_name;
+			sym.st_info = s64[i].st_info;
+			sym.st_other = s64[i].st_other;
+			sym.st_shndx = s64[i].st_shndx;
+			sym.st_value = s64[i].st_value;
+			sym.st_size = s64[i].st_size;
+		} else if (!gelf_getsym(data, (int)i, &sym)) {
 			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
-		c = sym_letter(elf, &sym, name);
+		}
+		if (strs) {
+			if (sym.st_name >= nstr ||
+			    !(e = memchr(strs + sym.st_name, '\0',
+					 nstr - sym.st_name)))
+				continue;
+			name = strs + sym.st_name;
+		} else {
+			name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (!name)
+				continue;
+			e = name + strlen(name);
+		}
+		c = sym_letter(cls, ncls, &sym, name);
 		if (!c)
 			continue;
-		kp_symtab_add(st, sym.st_value, sym.st_size, c, name, NULL);
+		kp_symtab_add_n(st, sym.st_value, sym.st_size, c, name,
+				(size_t)(e - name));
 		added++;
 	}
+	free(cls);
 	return added;
 }
 

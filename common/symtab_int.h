@@ -40,5 +40,8 @@ struct kp_symtab {
 
 void kp_symtab_seterr(struct kp_symtab *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* kp_symtab_add of name[0..len), no module. */
+void kp_symtab_add_n(struct kp_symtab *st, uint64_t addr, uint64_t size,
+		     char type, const char *name, size_t len);
 
 #endif /* KP_SYMTAB_INT_H */
