@@ -35,7 +35,7 @@ struct dso {
 	struct kp_symtab *st; /* NULL: no symbols to be had */
 	struct kp_elf_seg *segs; /* PT_LOAD: file offset -> ELF address */
 	size_t nsegs;
-	bool dw_tried, is_kernel;
+	bool dw_tried;
 	struct kp_dwarf *dw;
 };
 
@@ -139,8 +139,6 @@ static bool
 dso_read(struct dso *d, struct Elf *elf, const char *name, unsigned flags,
 	 struct Elf *debug, char *why, size_t whylen)
 {
-	struct kp_sym sym;
-
 	d->st = kp_symtab_new();
 	if (kp_symtab_load_elf_of(d->st, elf, name, flags, debug) < 0) {
 		snprintf(why, whylen, "%s", kp_symtab_error(d->st));
@@ -148,8 +146,6 @@ dso_read(struct dso *d, struct Elf *elf, const char *name, unsigned flags,
 		d->st = NULL;
 		return false;
 	}
-	d->is_kernel = kp_symtab_find(d->st, "_stext", &sym) ||
-		       kp_symtab_find(d->st, "linux_banner", &sym);
 	kp_elf_segments_of(elf, &d->segs, &d->nsegs);
 	return true;
 }
@@ -198,6 +194,16 @@ dso_load(const char *path, bool fatal)
 		kp_warn("%s; its frames stay addresses", why);
 	}
 	return d;
+}
+
+/* A file the user named (-e, -m): a vmlinux? */
+static bool
+dso_is_kernel(const struct dso *d)
+{
+	struct kp_sym sym;
+
+	return d->st && (kp_symtab_find(d->st, "_stext", &sym) ||
+			 kp_symtab_find(d->st, "linux_banner", &sym));
 }
 
 /*
@@ -547,7 +553,7 @@ kp_resolver_elf(struct kp_resolver *r, const char *path)
 {
 	struct dso *d = dso_load(path, true);
 
-	if (d->is_kernel) {
+	if (dso_is_kernel(d)) {
 		r->kelf = d;
 		return 1;
 	}
@@ -581,7 +587,7 @@ load_image(struct kp_resolver *r, const struct kp_kernel_src *src)
 	}
 	if (src->image && is_elf(src->image)) {
 		r->kelf = dso_load(src->image, true);
-		if (!r->kelf->is_kernel) {
+		if (!dso_is_kernel(r->kelf)) {
 			seterr(r, "%s: no _stext or linux_banner: not a vmlinux",
 			       src->image);
 			return -1;

@@ -141,10 +141,10 @@ kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 /*
  * Sort the entries by address, those of one address in load order (by
  * seq: the entries added since the last sort come after the others, and
- * in seq order).  A merge sort of (address, index) keys that takes the
- * runs already in order as they are: kallsyms is in address order but
- * for its modules, an ELF symbol table by source file.  Then the
- * entries are moved once.
+ * in seq order).  An LSD radix sort, stable, of (address, index) keys,
+ * a byte a pass over the bytes in which the addresses differ (an ELF
+ * table is in no order: merging, or qsort's comparisons, mispredict
+ * every other branch), then the entries moved in place.
  */
 struct skey {
 	uint64_t addr;
@@ -156,7 +156,8 @@ sort_ents(struct kp_symtab *st)
 {
 	struct skey *a, *b, *t;
 	struct kp_symtab_ent tmp;
-	size_t n = st->n, *runs, nr, i, j, k, o, lo, mid, hi, w;
+	uint64_t lo = UINT64_MAX, hi = 0, diff;
+	size_t n = st->n, count[256], i, j, k, sh;
 
 	/* in order already (those of one address too: each entry's seq
 	 * is above those before it, or a sort put it after them) */
@@ -169,30 +170,21 @@ sort_ents(struct kp_symtab *st)
 	for (i = 0; i < n; i++) {
 		a[i].addr = st->ents[i].addr;
 		a[i].i = i;
+		lo = a[i].addr < lo ? a[i].addr : lo;
+		hi = a[i].addr > hi ? a[i].addr : hi;
 	}
-	for (nr = 1, i = 1; i < n; i++)
-		nr += a[i].addr < a[i - 1].addr;
-	runs = kp_xmalloc((nr + 1) * sizeof(*runs));
-	runs[0] = 0;
-	for (nr = 1, i = 1; i < n; i++)
-		if (a[i].addr < a[i - 1].addr)
-			runs[nr++] = i;
-	runs[nr] = n;
-	while (nr > 1) {
-		for (w = 0, k = 0; k < nr; k += 2, w++) {
-			lo = runs[k];
-			mid = runs[k + 1];
-			hi = k + 2 <= nr ? runs[k + 2] : n;
-			for (i = lo, j = mid, o = lo; i < mid && j < hi;)
-				b[o++] = a[j].addr < a[i].addr ? a[j++] : a[i++];
-			while (i < mid)
-				b[o++] = a[i++];
-			while (j < hi)
-				b[o++] = a[j++];
-			runs[w] = lo;
+	diff = hi - lo;
+	for (sh = 0; sh < 64 && diff >> sh; sh += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(a[i].addr - lo) >> sh & 255]++;
+		for (i = 0, k = 0; i < 256; i++) {
+			j = count[i];
+			count[i] = k;
+			k += j;
 		}
-		runs[w] = n;
-		nr = w;
+		for (i = 0; i < n; i++)
+			b[count[(a[i].addr - lo) >> sh & 255]++] = a[i];
 		t = a;
 		a = b;
 		b = t;
@@ -214,7 +206,6 @@ sort_ents(struct kp_symtab *st)
 	}
 	free(a);
 	free(b);
-	free(runs);
 }
 
 static int

@@ -244,6 +244,10 @@ add_symbols(struct kp_symtab *st, Elf *elf, Elf_Scn *scn,
 		} else if (!gelf_getsym(data, (int)i, &sym)) {
 			break;
 		}
+		/* what sym_letter leaves out whatever its name: first */
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= ncls ||
+		    !(cls[sym.st_shndx] & SC_ALLOC))
+			continue;
 		if (strs) {
 			if (sym.st_name >= nstr ||
 			    !(e = memchr(strs + sym.st_name, '\0',
