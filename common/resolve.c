@@ -88,6 +88,12 @@ struct kp_resolver {
 	/* user files */
 	struct kp_slots dsos; /* interned path -> struct dso */
 	struct dso *uelf;     /* the file of frames without a module */
+	/* the interned copies of names of the symbol tables, by their own
+	 * pointers (direct-mapped: a process that runs again, its addresses
+	 * elsewhere, meets the same symbols) */
+	struct {
+		const char *raw, *interned;
+	} names[4096];
 	/* results */
 	struct kp_slots cache;
 	struct kp_pool pool;
@@ -776,6 +782,19 @@ kp_resolver_kernel_sym(const struct kp_resolver *r, const char *name,
 
 /* ---- frames ---- */
 
+/* A symbol table's string (a name, a module) interned. */
+static const char *
+intern_name(struct kp_resolver *r, const char *raw)
+{
+	size_t i = (size_t)(ptr_hash(raw) >> 52);
+
+	if (r->names[i].raw != raw) {
+		r->names[i].raw = raw;
+		r->names[i].interned = kp_intern_str(raw);
+	}
+	return r->names[i].interned;
+}
+
 /* a and b are the same frame (b interned or not: the frame a caller
  * builds for an address is interned only when it is the answer). */
 static bool
@@ -790,7 +809,7 @@ same_frame(const struct kp_frame *a, const struct kp_frame *b)
  * already has is kept unless KP_RES_FORCE.  Returns how many.
  */
 static size_t
-make_frames(const struct kp_resolver *r, const struct kp_frame *in,
+make_frames(struct kp_resolver *r, const struct kp_frame *in,
 	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
 	    uint64_t daddr, const struct kp_frame **out)
 {
@@ -826,7 +845,7 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
 		f.module = in->module ? in->module : module;
 		f.flags = in->flags & ~(uint32_t)KP_F_INLINE;
 	} else if (sym) {
-		f.sym = kp_intern_str(sym->name);
+		f.sym = intern_name(r, sym->name);
 		f.off = sym->off;
 		f.size = sym->size;
 		f.flags |= KP_F_OFF | KP_F_SIZE;
@@ -849,7 +868,7 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
  * by the symbol's frame (made by make_frames) when the names agree.
  */
 static size_t
-perf_frames(const struct kp_resolver *r, const struct kp_frame *in,
+perf_frames(struct kp_resolver *r, const struct kp_frame *in,
 	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
 	    uint64_t daddr, uint64_t sym_start, const struct kp_frame **out)
 {
@@ -979,7 +998,7 @@ kernel_frames(struct kp_resolver *r, const struct kp_frame *in, bool ret,
 	}
 	if (r->ks && kp_symtab_lookup(r->ks, in->addr, fl, &sym)) {
 		if (sym.module) {
-			module = kp_intern_str(sym.module);
+			module = intern_name(r, sym.module);
 			if (want_dw && strncmp(module, "__builtin", 9) != 0 &&
 			    strcmp(module, "bpf") != 0)
 				dw = kmod_dwarf(r, module);
