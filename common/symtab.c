@@ -64,6 +64,7 @@ kp_symtab_free(struct kp_symtab *st)
 	}
 	free(st->ents);
 	free(st->best);
+	free(st->bucket);
 	free(st);
 }
 
@@ -282,6 +283,39 @@ fixup_size(const struct kp_symtab *st, size_t i)
 	return next->addr - e->addr;
 }
 
+/*
+ * A lookup's binary search narrowed to a bucket of addresses: about one
+ * bucket a symbol, so that a large table (kallsyms, libLLVM) costs a
+ * probe of the bucket array and a search of a few symbols, not twenty
+ * steps through memory.
+ */
+static void
+index_buckets(struct kp_symtab *st)
+{
+	uint64_t span;
+	size_t k, i;
+
+	free(st->bucket);
+	st->bucket = NULL;
+	if (st->nbest < 64 || st->nbest > UINT32_MAX)
+		return;
+	st->bucket_lo = st->best[0].addr;
+	span = st->best[st->nbest - 1].addr - st->bucket_lo;
+	for (st->bucket_shift = 0;
+	     st->bucket_shift < 63 && span >> st->bucket_shift >= st->nbest;
+	     st->bucket_shift++)
+		;
+	st->nbucket = (size_t)(span >> st->bucket_shift) + 2;
+	st->bucket = kp_xmalloc(st->nbucket * sizeof(*st->bucket));
+	/* bucket[k]: the first symbol at or after bucket k's start */
+	for (k = 0, i = 0; k < st->nbucket; k++) {
+		while (i < st->nbest &&
+		       (st->best[i].addr - st->bucket_lo) >> st->bucket_shift < k)
+			i++;
+		st->bucket[k] = (uint32_t)i;
+	}
+}
+
 void
 kp_symtab_sort(struct kp_symtab *st)
 {
@@ -320,6 +354,7 @@ kp_symtab_sort(struct kp_symtab *st)
 	}
 	st->nbest = nb;
 	st->sorted = true;
+	index_buckets(st);
 }
 
 static void
@@ -350,6 +385,18 @@ kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr, unsigned flags,
 	if ((flags & KP_SYMTAB_RETADDR) && a > 0)
 		a--;
 	hi = st->nbest;
+	if (st->bucket && a >= st->bucket_lo) {
+		uint64_t k = (a - st->bucket_lo) >> st->bucket_shift;
+
+		/* those before bucket k start at or below a; those after
+		 * bucket k above it */
+		if (k + 1 < st->nbucket) {
+			lo = st->bucket[k];
+			hi = st->bucket[k + 1];
+		} else {
+			lo = st->bucket[st->nbucket - 1];
+		}
+	}
 	/* the last entry with start <= a */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -32,6 +32,12 @@ struct kp_symtab {
 	size_t n, cap;
 	struct kp_symtab_best *best;
 	size_t nbest;
+	/* where a lookup searches: bucket k of the addresses from lo on,
+	 * 2^shift bytes each, starts at best[bucket[k]] (NULL: everywhere) */
+	uint32_t *bucket;
+	size_t nbucket;
+	uint64_t bucket_lo;
+	unsigned bucket_shift;
 	bool sorted;
 	struct arena_block *arena;
 	const char *last_mod;
