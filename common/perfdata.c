@@ -87,6 +87,7 @@ struct kp_pd {
 	size_t ndesc;
 	struct buildid *bid;
 	size_t nbid;
+	struct kp_slots bidx; /* path -> its last entry in bid (index + 1) */
 	struct kp_pd_info info;
 	uint64_t unknown_id; /* samples of no known event */
 	/* perf record -z: the decompressed records not yet read */
@@ -95,12 +96,16 @@ struct kp_pd {
 	size_t dpos, dlen, dcap;
 	uint64_t zoff; /* offset of the compressed record last read */
 	/* records waiting to be put in time order (see "order") */
-	struct qrec **q;
-	size_t nq, qcap, qbytes;
+	struct qkey *q, *qtmp; /* qtmp: sort_keys', of q's size */
+	size_t nq, qcap, qtmpcap, qbytes;
 	size_t ready, nready; /* q[ready..nready): sorted, to deliver */
-	uint64_t seq, max_time, next_flush, last_flush;
-	/* the record being decoded, aligned */
+	size_t *runs, capruns;
+	struct qchunk *fill, *spare; /* the chunk held records go to */
+	struct qrec *given;	     /* delivered last: freed at the next */
+	uint64_t max_time, next_flush, last_flush;
+	/* the record being decoded, aligned: read into rec, or held */
 	uint64_t *rec;
+	const uint8_t *recp; /* its first byte */
 	uint64_t regs[64];
 };
 
@@ -109,11 +114,28 @@ struct idmap {
 	size_t ev;
 };
 
-/* A record held back to be delivered in time order. */
+/*
+ * A record held back to be delivered in time order, in a chunk of many
+ * (no malloc a record): a chunk is freed when the last of its records
+ * has gone out.  Records are delivered from where they are held.
+ */
+#define QCHUNK (1u << 20)
+struct qchunk {
+	size_t used, live;
+	uint64_t data[QCHUNK / 8];
+};
+
 struct qrec {
-	uint64_t time, seq, off;
-	uint32_t len;
-	uint8_t data[];
+	uint64_t time, off;
+	struct qchunk *chunk;
+	uint32_t len, pad;
+	uint64_t data[]; /* len bytes */
+};
+
+/* Its time beside it: sorting reads no record. */
+struct qkey {
+	uint64_t time;
+	struct qrec *rec;
 };
 
 /* ---- errors and the cursor ---- */
@@ -374,6 +396,36 @@ name_events(struct kp_pd *pd)
 
 /* ---- header features ---- */
 
+/* The slot of path in pd->bidx: its entry's, or the free one for it. */
+static struct kp_slot *
+bid_slot(struct kp_pd *pd, const char *path, uint64_t h)
+{
+	size_t mask = pd->bidx.cap - 1, i;
+	struct kp_slot *sl;
+
+	for (i = h & mask; (sl = &pd->bidx.tab[i])->p; i = (i + 1) & mask)
+		if (sl->hash == h &&
+		    strcmp(pd->bid[(uintptr_t)sl->p - 1].path, path) == 0)
+			return sl;
+	return sl;
+}
+
+/* Entry i of pd->bid, the latest of its path (perf's: the last wins). */
+static void
+bid_index(struct kp_pd *pd, size_t i)
+{
+	const char *path = pd->bid[i].path;
+	uint64_t h = kp_hash(path, strlen(path));
+	struct kp_slot *sl;
+
+	kp_slots_reserve(&pd->bidx, 256);
+	sl = bid_slot(pd, path, h);
+	if (!sl->p)
+		pd->bidx.n++;
+	sl->hash = h;
+	sl->p = (void *)(uintptr_t)(i + 1);
+}
+
 static int
 build_id_entry(struct kp_pd *pd, uint16_t misc, const uint8_t *p, size_t n)
 {
@@ -393,10 +445,13 @@ build_id_entry(struct kp_pd *pd, uint16_t misc, const uint8_t *p, size_t n)
 			bsize = 20;
 	}
 	name = (const char *)c.p;
-	pd->bid = kp_xrealloc(pd->bid, (pd->nbid + 1) * sizeof(*pd->bid));
+	if ((pd->nbid & (pd->nbid - 1)) == 0)
+		pd->bid = kp_xrealloc(pd->bid, (pd->nbid ? pd->nbid * 2 : 1) *
+						       sizeof(*pd->bid));
 	e = &pd->bid[pd->nbid++];
 	e->path = kp_xstrndup(name, strnlen(name, (size_t)(c.e - c.p)));
 	hex(e->hex, b, bsize);
+	bid_index(pd, pd->nbid - 1);
 	e->kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 			    PERF_RECORD_MISC_KERNEL &&
 		    strncmp(e->path, "[kernel.kallsyms]", 17) == 0;
@@ -860,7 +915,7 @@ decode_sample(struct kp_pd *pd, struct kp_pd_rec *r, struct cur c)
 			return fail(pd, r->offset, "callchain of %llu entries "
 				    "in a record of %zu bytes",
 				    (unsigned long long)n,
-				    (size_t)(c.e - (const uint8_t *)pd->rec));
+				    (size_t)(c.e - pd->recp));
 		r->chain = (const uint64_t *)c.p; /* rec is aligned: so is this */
 		r->nchain = n;
 		r->has_chain = true;
@@ -896,7 +951,7 @@ decode_sample(struct kp_pd *pd, struct kp_pd_rec *r, struct cur c)
 				return fail(pd, r->offset, "REGS_USER of %u "
 					    "registers in a record of %zu "
 					    "bytes", r->nregs,
-					    (size_t)(c.e - (const uint8_t *)pd->rec));
+					    (size_t)(c.e - pd->recp));
 			for (i = 0; i < r->nregs; i++)
 				pd->regs[i] = get64(&c);
 			r->regs = pd->regs;
@@ -911,7 +966,7 @@ decode_sample(struct kp_pd *pd, struct kp_pd_rec *r, struct cur c)
 			return fail(pd, r->offset, "STACK_USER of %llu bytes in "
 				    "a record of %zu bytes",
 				    (unsigned long long)r->stack_size,
-				    (size_t)(c.e - (const uint8_t *)pd->rec));
+				    (size_t)(c.e - pd->recp));
 		r->stack = getn(&c, r->stack_size);
 		if (r->stack_size) {
 			r->stack_dyn = get64(&c);
@@ -1238,15 +1293,62 @@ rec_time(struct kp_pd *pd, const uint8_t *p, size_t n, uint64_t *t)
 	return c.ok;
 }
 
-static int
-qcmp(const void *a, const void *b)
+/*
+ * Sort q[0..n) by time, keeping the order of equal times (the file's,
+ * which flush() keeps first for the records carried over): the runs
+ * already in order (each CPU's records come in time order) are found,
+ * then merged two by two.  A round of two CPUs' records is two runs.
+ */
+static void
+sort_keys(struct kp_pd *pd, size_t n)
 {
-	const struct qrec *x = *(const struct qrec *const *)a;
-	const struct qrec *y = *(const struct qrec *const *)b;
+	struct qkey *a = pd->q, *b, *t;
+	size_t nr = 0, i, j, k, o, lo, mid, hi, w;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (n < 2)
+		return;
+	if (pd->capruns < n + 1) {
+		pd->capruns = n + 1;
+		pd->runs = kp_xrealloc(pd->runs,
+				       pd->capruns * sizeof(*pd->runs));
+	}
+	if (pd->qtmpcap != pd->qcap) {
+		/* as large as q: the two are swapped */
+		pd->qtmpcap = pd->qcap;
+		pd->qtmp = kp_xrealloc(pd->qtmp, pd->qcap * sizeof(*pd->qtmp));
+	}
+	b = pd->qtmp;
+	pd->runs[nr++] = 0;
+	for (i = 1; i < n; i++)
+		if (a[i].time < a[i - 1].time)
+			pd->runs[nr++] = i;
+	pd->runs[nr] = n;
+	while (nr > 1) {
+		for (w = 0, k = 0; k < nr; k += 2, w++) {
+			lo = pd->runs[k];
+			mid = pd->runs[k + 1];
+			hi = k + 2 <= nr ? pd->runs[k + 2] : n;
+			if (k + 1 == nr)
+				mid = hi = n;
+			for (i = lo, j = mid, o = lo; i < mid && j < hi;)
+				b[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			while (i < mid)
+				b[o++] = a[i++];
+			while (j < hi)
+				b[o++] = a[j++];
+			pd->runs[w] = lo;
+		}
+		pd->runs[w] = n;
+		nr = w;
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != pd->q) {
+		/* the sorted keys are in the other array: swap the two */
+		pd->qtmp = pd->q;
+		pd->q = a;
+	}
 }
 
 /* Sort the held records; those up to limit (half: the older half of
@@ -1254,66 +1356,92 @@ qcmp(const void *a, const void *b)
 static void
 flush(struct kp_pd *pd, uint64_t limit, bool half)
 {
-	size_t i;
-
 	if (pd->ready < pd->nready)
 		return; /* the last flush is still being delivered */
-	for (i = pd->nready; i < pd->nq; i++)
-		pd->q[i - pd->nready] = pd->q[i];
+	memmove(pd->q, pd->q + pd->nready,
+		(pd->nq - pd->nready) * sizeof(*pd->q));
 	pd->nq -= pd->nready;
 	pd->ready = pd->nready = 0;
-	if (pd->nq)
-		qsort(pd->q, pd->nq, sizeof(*pd->q), qcmp);
+	sort_keys(pd, pd->nq);
 	if (half && pd->nq)
-		limit = pd->q[pd->nq / 2]->time;
-	while (pd->nready < pd->nq && pd->q[pd->nready]->time <= limit)
+		limit = pd->q[pd->nq / 2].time;
+	while (pd->nready < pd->nq && pd->q[pd->nready].time <= limit)
 		pd->nready++;
 	if (pd->nready)
-		pd->last_flush = pd->q[pd->nready - 1]->time;
+		pd->last_flush = pd->q[pd->nready - 1].time;
 }
 
 static void
 hold(struct kp_pd *pd, const uint8_t *p, size_t n, uint64_t t, uint64_t off)
 {
-	struct qrec *q = kp_xmalloc(sizeof(*q) + n);
+	size_t need = sizeof(struct qrec) + (n + 7) / 8 * 8;
+	struct qchunk *ch = pd->fill;
+	struct qrec *q;
 
+	if (!ch || sizeof(ch->data) - ch->used < need) {
+		if (ch && ch->live == 0) {
+			ch->used = 0; /* all of it gone out: again */
+		} else {
+			ch = pd->spare ? pd->spare : kp_xmalloc(sizeof(*ch));
+			pd->spare = NULL;
+			ch->used = ch->live = 0;
+			pd->fill = ch;
+		}
+	}
+	q = (struct qrec *)((char *)ch->data + ch->used);
+	ch->used += need;
+	ch->live++;
 	q->time = t;
-	q->seq = pd->seq++;
 	q->off = off;
+	q->chunk = ch;
 	q->len = (uint32_t)n;
 	memcpy(q->data, p, n);
 	if (pd->nq == pd->qcap) {
 		pd->qcap = pd->qcap ? pd->qcap * 2 : 4096;
 		pd->q = kp_xrealloc(pd->q, pd->qcap * sizeof(*pd->q));
 	}
-	pd->q[pd->nq++] = q;
+	pd->q[pd->nq].time = t;
+	pd->q[pd->nq].rec = q;
+	pd->nq++;
 	pd->qbytes += n;
 	if (t > pd->max_time)
 		pd->max_time = t;
 }
 
-/* The next held record that is ready, copied into pd->rec, or 0. */
-static size_t
-take(struct kp_pd *pd, uint64_t *off)
+/* A held record gone: its chunk is freed (one kept) with its last. */
+static void
+release(struct kp_pd *pd, struct qrec *q)
+{
+	struct qchunk *ch = q->chunk;
+
+	if (--ch->live == 0 && ch != pd->fill) {
+		if (!pd->spare)
+			pd->spare = ch;
+		else
+			free(ch);
+	}
+}
+
+/* The next held record that is ready, or NULL; it stays where it is
+ * until the next call. */
+static struct qrec *
+take(struct kp_pd *pd)
 {
 	struct qrec *q;
-	size_t n;
 
 	if (pd->ready == pd->nready)
-		return 0;
-	q = pd->q[pd->ready++];
-	n = q->len;
-	memcpy(pd->rec, q->data, n);
-	*off = q->off;
-	pd->qbytes -= n;
-	free(q);
-	return n;
+		return NULL;
+	q = pd->q[pd->ready++].rec;
+	pd->qbytes -= q->len;
+	pd->given = q;
+	return q;
 }
 
 int
 kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 {
-	const uint8_t *p = (const uint8_t *)pd->rec;
+	const uint8_t *p;
+	struct qrec *q;
 	uint64_t off = 0, v;
 	uint32_t type;
 	uint16_t misc;
@@ -1321,8 +1449,16 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 	size_t n = 0;
 	int st;
 
+	if (pd->given) {
+		release(pd, pd->given);
+		pd->given = NULL;
+	}
 	for (;;) {
-		if ((n = take(pd, &off)) > 0) {
+		p = (const uint8_t *)pd->rec;
+		if ((q = take(pd)) != NULL) {
+			p = (const uint8_t *)q->data;
+			n = q->len;
+			off = q->off;
 			memcpy(&type, p, 4);
 			memcpy(&misc, p + 4, 2);
 			goto deliver;
@@ -1384,6 +1520,7 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 			}
 		}
 	deliver:
+		pd->recp = p;
 		memset(r, 0, sizeof(*r));
 		r->type = type;
 		r->misc = misc;
@@ -1437,12 +1574,12 @@ kp_pd_unknown(const struct kp_pd *pd)
 const char *
 kp_pd_build_id(const struct kp_pd *pd, const char *path)
 {
-	size_t i;
+	struct kp_slot *sl;
 
-	for (i = pd->nbid; i-- > 0;)
-		if (strcmp(pd->bid[i].path, path) == 0)
-			return pd->bid[i].hex;
-	return NULL;
+	if (!pd->nbid)
+		return NULL;
+	sl = bid_slot((struct kp_pd *)pd, path, kp_hash(path, strlen(path)));
+	return sl->p ? pd->bid[(uintptr_t)sl->p - 1].hex : NULL;
 }
 
 void
@@ -1470,15 +1607,22 @@ kp_pd_close(struct kp_pd *pd)
 	for (i = 0; i < pd->nbid; i++)
 		free(pd->bid[i].path);
 	free(pd->bid);
+	kp_slots_free(&pd->bidx);
 	free(pd->info.hostname);
 	free(pd->info.osrelease);
 	free(pd->info.version);
 	free(pd->info.arch);
 	free(pd->info.cmdline);
 	free(pd->info.kernel_build_id);
+	if (pd->given)
+		release(pd, pd->given);
 	for (i = pd->ready; i < pd->nq; i++)
-		free(pd->q[i]);
+		release(pd, pd->q[i].rec);
+	free(pd->fill);
+	free(pd->spare);
 	free(pd->q);
+	free(pd->qtmp);
+	free(pd->runs);
 	kp_slots_free(&pd->ids);
 	kp_pool_free(&pd->pool);
 	ZSTD_freeDCtx(pd->z);

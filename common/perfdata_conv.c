@@ -15,6 +15,7 @@
  * callchain's, named as perf names unwound frames (its pcs less 1 but
  * the first, with inlined functions: KP_RES_PERF_INLINES).
  */
+#include <errno.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "perfdata.h"
 #include "procs.h"
 #include "resolve.h"
+#include "symtab.h"
 #include "unwind.h"
 
 struct pdc {
@@ -42,9 +44,15 @@ struct pdc {
 	char *kallsyms; /* the build-id cache's copy, if used */
 	struct kp_agg **aggs; /* per event */
 	size_t naggs;
+	struct kp_agg *direct; /* the caller's, for event direct_ev ... */
+	size_t direct_ev;      /* ... or SIZE_MAX: see kp_perfdata_convert */
 	struct kp_conv cv;     /* the stack being built */
-	struct kp_slots tidy;  /* resolver frame -> frame as perf2kp names it */
-	struct named *named;   /* the frames of an address: see push_addr */
+	struct fent *ftab;     /* the frames of each address: see fent_get */
+	size_t fcap, fn;
+	struct want *wants;    /* the addresses of the stack being built */
+	size_t nwants, capwants;
+	struct name *names;    /* symbol -> name as perf2kp writes it */
+	size_t capnames, nnames;
 	struct kp_pool pool;
 	bool user_dropped; /* --kernel-only left out user frames */
 	/* --call-graph dwarf: the user stack copies unwound */
@@ -73,31 +81,73 @@ struct pdc {
  * A frame as perf2kp names perf script's: a C++ symbol of a user file
  * demangled as perf demangles it (libiberty's cplus_demangle without
  * DMGL_PARAMS: "ns::f", not "ns::f(int)"; unless --no-demangle), then
- * cut as stackcollapse-perf.pl cuts it (unless --raw-names).  Cached by
- * the resolver's frame, which is interned.
+ * cut as stackcollapse-perf.pl cuts it (unless --raw-names).  The name
+ * depends on the symbol and on whether the module is the kernel's only:
+ * it is made once for each (c->names, keyed by the interned symbol);
+ * each frame of an address is made once too (the frame table, below).
  */
+struct name {
+	const char *sym; /* interned; NULL: a free slot */
+	bool kernel;
+	const char *to; /* the name written, interned (NULL: none) */
+};
+
+static const char *
+tidy_name(struct pdc *c, const char *sym, bool kernel)
+{
+	struct name *t;
+	uint64_t h = ((uint64_t)(uintptr_t)sym ^ kernel) * 0x9e3779b97f4a7c15ull;
+	size_t mask, i, n;
+	char *s, *d = NULL;
+
+	if (c->nnames * 4 >= c->capnames * 3) {
+		struct name *old = c->names;
+		size_t cap = c->capnames;
+
+		c->capnames = cap ? cap * 2 : 4096;
+		c->names = kp_xmalloc(c->capnames * sizeof(*c->names));
+		memset(c->names, 0, c->capnames * sizeof(*c->names));
+		mask = c->capnames - 1;
+		for (i = 0; i < cap; i++) {
+			size_t j;
+
+			if (!old[i].sym)
+				continue;
+			j = (((uint64_t)(uintptr_t)old[i].sym ^ old[i].kernel) *
+			     0x9e3779b97f4a7c15ull) >> 20 & mask;
+			while (c->names[j].sym)
+				j = (j + 1) & mask;
+			c->names[j] = old[i];
+		}
+		free(old);
+	}
+	mask = c->capnames - 1;
+	for (i = h >> 20 & mask; (t = &c->names[i])->sym; i = (i + 1) & mask)
+		if (t->sym == sym && t->kernel == kernel)
+			return t->to;
+	if (!c->o->no_demangle && strncmp(sym, "_Z", 2) == 0 && !kernel)
+		d = cplus_demangle(sym, DMGL_NO_OPTS);
+	n = strlen(d ? d : sym);
+	s = kp_conv_tmp(&c->cv, n);
+	memcpy(s, d ? d : sym, n + 1);
+	free(d);
+	if (!c->po->raw_names)
+		n = kp_conv_tidy_generic(s, n);
+	t->sym = sym;
+	t->kernel = kernel;
+	t->to = n ? kp_intern(s, n) : NULL;
+	c->nnames++;
+	return t->to;
+}
+
 static const struct kp_frame *
 tidy(struct pdc *c, const struct kp_frame *f)
 {
-	struct tidied {
-		const struct kp_frame *from, *to;
-	} *t;
-	uint64_t h;
-	size_t mask, i, n;
 	struct kp_frame g;
-	char *s, *d;
 
 	if (!f->sym || (c->po->raw_names && !(f->flags & KP_F_INLINE) &&
 			(c->o->no_demangle || strncmp(f->sym, "_Z", 2) != 0)))
 		return f;
-	h = kp_hash(&f, sizeof(f));
-	if (c->tidy.cap) {
-		mask = c->tidy.cap - 1;
-		for (i = h & mask; (t = c->tidy.tab[i].p) != NULL;
-		     i = (i + 1) & mask)
-			if (t->from == f)
-				return t->to;
-	}
 	g = *f;
 	if (f->flags & KP_F_INLINE) {
 		/* perf script's "(inlined)" frame, as the text path reads it:
@@ -106,25 +156,10 @@ tidy(struct pdc *c, const struct kp_frame *f)
 		if (!c->po->inline_flag)
 			g.flags &= ~(uint32_t)KP_F_INLINE;
 	}
-	d = NULL;
-	if (!c->o->no_demangle && strncmp(f->sym, "_Z", 2) == 0 &&
-	    !kp_module_is_kernel(f->module))
-		d = cplus_demangle(f->sym, DMGL_NO_OPTS);
-	n = strlen(d ? d : f->sym);
-	s = kp_conv_tmp(&c->cv, n);
-	memcpy(s, d ? d : f->sym, n + 1);
-	free(d);
-	if (!c->po->raw_names)
-		n = kp_conv_tidy_generic(s, n);
-	g.sym = n ? kp_intern(s, n) : NULL;
-	kp_slots_reserve(&c->tidy, 1024);
-	t = kp_pool_alloc(&c->pool, sizeof(*t));
-	t->from = f;
-	t->to = g.sym == f->sym && g.module == f->module &&
-			g.flags == f->flags
-		? f : kp_conv_intern(&g);
-	kp_slots_put(&c->tidy, h, t);
-	return t->to;
+	g.sym = tidy_name(c, f->sym, kp_module_is_kernel(f->module));
+	return g.sym == f->sym && g.module == f->module && g.flags == f->flags
+		       ? f
+		       : kp_conv_intern(&g);
 }
 
 /*
@@ -138,19 +173,25 @@ static void
 load_kernel(struct pdc *c)
 {
 	const struct kp_pd_info *info = kp_pd_info(c->pd);
-	const char *home = getenv("HOME");
+	int fd;
 
 	c->kernel_tried = true;
 	c->ksrc.kallsyms = c->o->kallsyms;
 	c->ksrc.build_id = info->kernel_build_id;
-	if (!c->ksrc.kallsyms && info->kernel_build_id && home) {
-		size_t n = strlen(home) + strlen(info->kernel_build_id) + 64;
-
-		c->kallsyms = kp_xmalloc(n);
-		snprintf(c->kallsyms, n, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-			 home, info->kernel_build_id);
-		if (access(c->kallsyms, R_OK) == 0)
+	if (!c->ksrc.kallsyms && info->kernel_build_id) {
+		/* found as perf keeps it (no symbolic link followed), then
+		 * read by its name */
+		fd = kp_buildid_cache_open("[kernel.kallsyms]",
+					   info->kernel_build_id, "kallsyms",
+					   &c->kallsyms);
+		if (fd >= 0) {
+			close(fd);
 			c->ksrc.kallsyms = c->kallsyms;
+		} else if (errno != ENOENT && c->kallsyms) {
+			kp_warn("%s: %s; not used", c->kallsyms,
+				errno == ELOOP ? "a symbolic link"
+					       : kp_open_strerror(errno));
+		}
 	}
 	if (kp_resolver_kernel(c->res, &c->ksrc) < 0)
 		kp_warn("%s: %s; kernel frames stay addresses (--kallsyms "
@@ -161,33 +202,128 @@ load_kernel(struct pdc *c)
 enum { SP_KERNEL, SP_USER, SP_OTHER };
 
 /*
- * The frames of one address, named and tidied: a direct-mapped cache in
- * front of the resolver's own, keyed by what names the address (the
- * file, where it is mapped, the address; the kernel: the address), so
- * that an address seen before costs one probe.
+ * The frames of an address, named and tidied, as perf2kp writes them: a
+ * table of every address met, keyed by what names it (a kernel address
+ * by itself; a user address by its file, the file's build-id, where the
+ * file is mapped and how it is looked up; an address no mapping holds
+ * by itself), so that each is resolved once and then costs one probe.
+ * A stack's probes are made together, each slot prefetched first: a
+ * sample's ten or so frames wait for memory once, not ten times.
  */
-#define NAMED 65536 /* a power of two */
-struct named {
-	const char *file; /* NULL: kernel or no mapping (see sp) */
-	uint64_t base, ip;
-	int sp;
-	unsigned rflags;
-	uint32_t n;
-	const struct kp_frame **fr;
+struct fent {
+	uint64_t ip;
+	uint64_t base;	  /* user: the mapping's start less its offset */
+	const char *path; /* user: the file (interned); NULL: none */
+	const char *bid;  /* its build-id (interned) or NULL */
+	uint32_t kind;	  /* (space + 1) << 16 | resolver flags; 0: free */
+	uint32_t n;	  /* frames */
+	union {
+		const struct kp_frame *one;   /* n == 1 */
+		const struct kp_frame **many; /* n > 1 */
+	} fr;
 };
 
-/* Push the frames of one address of space sp; rflags 0, or
- * KP_RES_PERF_INLINES for a user frame unwound from a stack copy. */
-static void
-push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip,
-	  unsigned rflags)
+/* An address of a stack being built. */
+struct want {
+	uint64_t ip, h;
+	const struct kp_map *m; /* user: its mapping, if any */
+	uint32_t kind;
+};
+
+static uint64_t
+fent_hash(uint64_t ip, uint64_t base, const char *path, const char *bid,
+	  uint32_t kind)
 {
-	const struct kp_frame *const *fr;
-	const struct kp_map *m = NULL;
-	const char *file = NULL;
-	struct named *e;
-	uint64_t base = 0, h;
-	size_t n, i;
+	uint64_t h = ip ^ base * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)path * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)(uintptr_t)bid * 0x165667b19e3779f9ull ^
+		     (uint64_t)kind << 40;
+
+	h ^= h >> 31;
+	h *= 0xd6e8feb86659fd93ull;
+	return h ^ h >> 32;
+}
+
+static void
+ftab_grow(struct pdc *c)
+{
+	struct fent *old = c->ftab, *e;
+	size_t cap = c->fcap, i, j, mask;
+
+	c->fcap = cap ? cap * 2 : 1u << 14;
+	/* written, not calloc'd (see kp_slots_grow) */
+	c->ftab = kp_xmalloc(c->fcap * sizeof(*c->ftab));
+	memset(c->ftab, 0, c->fcap * sizeof(*c->ftab));
+	mask = c->fcap - 1;
+	for (i = 0; i < cap; i++) {
+		e = &old[i];
+		if (!e->kind)
+			continue;
+		j = fent_hash(e->ip, e->base, e->path, e->bid, e->kind) & mask;
+		while (c->ftab[j].kind)
+			j = (j + 1) & mask;
+		c->ftab[j] = *e;
+	}
+	free(old);
+}
+
+/* w's entry, made (resolved) if new. */
+static const struct fent *
+fent_get(struct pdc *c, const struct want *w)
+{
+	const struct kp_frame *fr[KP_RES_MAX];
+	const char *path = w->m ? w->m->path : NULL;
+	const char *bid = w->m ? w->m->build_id : NULL;
+	uint64_t base = w->m ? w->m->start - w->m->pgoff : 0;
+	size_t mask = c->fcap - 1, i, k, n;
+	struct fent *e;
+
+	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
+		if (e->ip == w->ip && e->kind == w->kind && e->path == path &&
+		    e->base == base && e->bid == bid)
+			return e;
+	if (w->kind >> 16 == SP_KERNEL + 1) {
+		if (!c->kernel_tried)
+			load_kernel(c);
+		n = kp_resolve_kernel_to(c->res, w->ip, 0, fr);
+	} else if (w->m) {
+		n = kp_resolve_user_to(c->res, w->m, w->ip, w->kind & 0xffff,
+				       fr);
+	} else {
+		fr[0] = kp_frame_make(w->ip, KP_F_ADDR, NULL, NULL);
+		n = 1;
+	}
+	for (k = 0; k < n; k++)
+		fr[k] = tidy(c, fr[k]);
+	if ((c->fn + 1) * 4 > c->fcap * 3) {
+		ftab_grow(c);
+		mask = c->fcap - 1;
+		for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
+			;
+	}
+	e = &c->ftab[i];
+	e->ip = w->ip;
+	e->base = base;
+	e->path = path;
+	e->bid = bid;
+	e->kind = w->kind;
+	e->n = (uint32_t)n;
+	if (n == 1) {
+		e->fr.one = fr[0];
+	} else {
+		e->fr.many = kp_pool_alloc(&c->pool, n * sizeof(*fr));
+		memcpy(e->fr.many, fr, n * sizeof(*fr));
+	}
+	c->fn++;
+	return e;
+}
+
+/* Address ip of space sp (rflags 0, or KP_RES_PERF_INLINES for a user
+ * frame unwound from a stack copy) to the stack being built. */
+static void
+want(struct pdc *c, int sp, uint64_t ip, unsigned rflags)
+{
+	struct want *w;
 
 	if (c->po->space == KP_SPACE_KERNEL && sp != SP_KERNEL) {
 		c->user_dropped |= sp == SP_USER;
@@ -195,41 +331,55 @@ push_addr(struct pdc *c, const struct kp_pd_rec *r, int sp, uint64_t ip,
 	}
 	if (c->po->space == KP_SPACE_USER && sp == SP_KERNEL)
 		return;
-	if (sp == SP_USER && (m = kp_procs_map(c->procs, r->pid, ip)) != NULL) {
-		file = m->path;
-		base = m->start - m->pgoff;
+	if (c->nwants == c->capwants) {
+		c->capwants = c->capwants ? c->capwants * 2 : 256;
+		c->wants = kp_xrealloc(c->wants,
+				       c->capwants * sizeof(*c->wants));
 	}
-	h = (ip ^ (uintptr_t)file ^ base * 31 ^ (uint64_t)sp << 60 ^
-	     (uint64_t)rflags << 40) * 0x9e3779b97f4a7c15ull;
-	e = &c->named[h >> 48 & (NAMED - 1)];
-	if (!e->fr || e->ip != ip || e->file != file || e->base != base ||
-	    e->sp != sp || e->rflags != rflags) {
-		if (sp == SP_KERNEL) {
-			if (!c->kernel_tried)
-				load_kernel(c);
-			n = kp_resolve_kernel(c->res, ip, 0, &fr);
-		} else if (m) {
-			n = kp_resolve_user(c->res, m, ip, rflags, &fr);
-		} else {
-			static const struct kp_frame *one;
+	w = &c->wants[c->nwants++];
+	w->ip = ip;
+	w->kind = (uint32_t)(sp + 1) << 16 | rflags;
+	w->m = NULL;
+}
 
-			one = kp_frame_make(ip, KP_F_ADDR, NULL, NULL);
-			fr = &one;
-			n = 1;
+/* The frames of the wanted addresses of sample r to c->cv, in order. */
+static void
+push_wants(struct pdc *c, const struct kp_pd_rec *r)
+{
+	const struct kp_proc *p = NULL;
+	const struct kp_map *m;
+	const struct fent *e;
+	struct want *w;
+	bool found = false;
+	size_t i, k;
+
+	if (!c->fcap)
+		ftab_grow(c);
+	for (i = 0; i < c->nwants; i++) {
+		w = &c->wants[i];
+		if (w->kind >> 16 == SP_USER + 1) {
+			if (!found) {
+				p = kp_procs_find(c->procs, r->pid);
+				found = true;
+			}
+			w->m = m = p ? kp_proc_map_back(p, w->ip) : NULL;
+			w->h = fent_hash(w->ip, m ? m->start - m->pgoff : 0,
+					 m ? m->path : NULL,
+					 m ? m->build_id : NULL, w->kind);
+		} else {
+			w->h = fent_hash(w->ip, 0, NULL, NULL, w->kind);
 		}
-		if (!e->fr || e->n < n)
-			e->fr = kp_pool_alloc(&c->pool, n * sizeof(*e->fr));
-		for (i = 0; i < n; i++)
-			e->fr[i] = tidy(c, fr[i]);
-		e->n = (uint32_t)n;
-		e->ip = ip;
-		e->file = file;
-		e->base = base;
-		e->sp = sp;
-		e->rflags = rflags;
+		__builtin_prefetch(&c->ftab[w->h & (c->fcap - 1)]);
 	}
-	for (i = 0; i < e->n; i++)
-		kp_conv_push(&c->cv, e->fr[i]);
+	for (i = 0; i < c->nwants; i++) {
+		e = fent_get(c, &c->wants[i]);
+		if (e->n == 1)
+			kp_conv_push(&c->cv, e->fr.one);
+		else
+			for (k = 0; k < e->n; k++)
+				kp_conv_push(&c->cv, e->fr.many[k]);
+	}
+	c->nwants = 0;
 }
 
 /* The process frame of --comm, --pid, --tid: "comm-PID/TID". */
@@ -291,7 +441,7 @@ push_unwound(struct pdc *c, const struct kp_pd_rec *r)
 		return false;
 	}
 	for (i = 0; i < n; i++)
-		push_addr(c, r, SP_USER, c->pcs[i], KP_RES_PERF_INLINES);
+		want(c, SP_USER, c->pcs[i], KP_RES_PERF_INLINES);
 	return true;
 }
 
@@ -306,8 +456,10 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 	if ((size_t)r->ev >= c->naggs) {
 		c->aggs = kp_xrealloc(c->aggs, ((size_t)r->ev + 1) *
 						       sizeof(*c->aggs));
-		while (c->naggs <= (size_t)r->ev)
-			c->aggs[c->naggs++] = kp_agg_new();
+		for (; c->naggs <= (size_t)r->ev; c->naggs++)
+			c->aggs[c->naggs] = c->naggs == c->direct_ev
+						    ? c->direct
+						    : kp_agg_new();
 	}
 	first = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				PERF_RECORD_MISC_KERNEL
@@ -318,11 +470,12 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 			: SP_OTHER;
 	sp = first;
 	c->cv.n = 0;
+	c->nwants = 0;
 	c->user_dropped = false;
 	for (i = 0; i < r->nchain; i++) {
 		ip = r->chain[i];
 		if (ip < PERF_CONTEXT_MAX) {
-			push_addr(c, r, sp, ip, 0);
+			want(c, sp, ip, 0);
 			any = true;
 			continue;
 		}
@@ -336,7 +489,7 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 			sp = SP_OTHER;
 		else {
 			/* a chain perf cannot parse: counted by its IP */
-			c->cv.n = 0;
+			c->nwants = 0;
 			any = false;
 			break;
 		}
@@ -344,7 +497,8 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 	if (i == r->nchain && r->regs_abi && r->stack_dyn)
 		any |= push_unwound(c, r);
 	if (!any)
-		push_addr(c, r, first, r->ip, 0);
+		want(c, first, r->ip, 0);
+	push_wants(c, r);
 	if (c->cv.n == 0 && c->user_dropped) /* user time, as kp-sample names it */
 		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
 	if (c->po->proc != KP_PROC_NONE)
@@ -482,10 +636,35 @@ progress(struct pdc *c, bool end)
 			(unsigned long long)(done >> 20), c->nrec);
 }
 
+/*
+ * An executable mapping of memory no file backs, as perf's map__new
+ * (util/map.c) tells it: anonymous memory (is_anon_memory: "//anon",
+ * "/dev/zero...", "/anon_hugepage...", or MAP_HUGETLB) or the heap, the
+ * stack and SysV shared memory (is_no_dso_memory: "[heap]", "[stack...",
+ * "/SYSV...").  perf names such a mapping after the JIT symbol file of
+ * the process that made it, "/tmp/perf-PID.map", and looks its
+ * addresses up as they are (identity__map_ip): perf script prints
+ * "55f2cee001c8 [unknown] (/tmp/perf-27524.map)".  A memfd, a file
+ * deleted while mapped ("... (deleted)") and "[anon:NAME]" are not such
+ * memory to perf: they keep their names and file offsets.
+ */
+static bool
+perf_anon(const struct kp_pd_rec *r)
+{
+	const char *p = r->path;
+
+	return (r->type == PERF_RECORD_MMAP2 && (r->flags & 0x40000)) ||
+	       strcmp(p, "//anon") == 0 || strncmp(p, "/dev/zero", 9) == 0 ||
+	       strncmp(p, "/anon_hugepage", 14) == 0 ||
+	       strncmp(p, "[stack", 6) == 0 || strncmp(p, "/SYSV", 5) == 0 ||
+	       strcmp(p, "[heap]") == 0;
+}
+
 static void
 record(struct pdc *c, const struct kp_pd_rec *r)
 {
 	const char *bid, *t;
+	char jit[32];
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
@@ -527,6 +706,15 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 		for (t = r->path; *t; t++)
 			if ((unsigned char)*t < 0x20)
 				return;
+		if (perf_anon(r)) {
+			/* perf's name for code in memory no file backs (a
+			 * JIT's), at the address itself */
+			snprintf(jit, sizeof(jit), "/tmp/perf-%d.map",
+				 (int)r->pid);
+			kp_procs_mmap(c->procs, r->pid, r->start, r->len,
+				      r->start, kp_intern_str(jit), NULL);
+			break;
+		}
 		bid = r->build_id[0] ? r->build_id
 				     : kp_pd_build_id(c->pd, r->path);
 		kp_procs_mmap(c->procs, r->pid, r->start, r->len, r->pgoff,
@@ -551,6 +739,21 @@ event_is(const char *name, const char *want)
 		!strchr(want, ':'));
 }
 
+/*
+ * Without --event, the event kept is the one with the most samples (the
+ * first of equals), but perf's dummy event, which cannot sample (a
+ * malformed file may say it did), never before one that did.
+ */
+static bool
+prefer(const struct kp_pd_event *e, const struct kp_pd_event *keep)
+{
+	if (!keep)
+		return true;
+	if (e->dummy != keep->dummy && e->nsamples && keep->nsamples)
+		return !e->dummy;
+	return e->nsamples > keep->nsamples;
+}
+
 static void
 finish(struct pdc *c, struct kp_agg *agg)
 {
@@ -564,8 +767,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		e = kp_pd_event(c->pd, i);
 		if (e->dummy && e->nsamples == 0)
 			continue;
-		if (c->event ? event_is(e->name, c->event)
-				 : !keep || e->nsamples > keep->nsamples) {
+		if (c->event ? event_is(e->name, c->event) : prefer(e, keep)) {
 			if (!c->event || !keep) {
 				keep = e;
 				ik = (int)i;
@@ -594,7 +796,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 		kp_warn("%s: %s: kept %s%s", kp_input_name(c->in), list,
 			keep->name, c->event ? "" : "; --event to choose");
 	free(list);
-	if (keep && (size_t)ik < c->naggs) {
+	if (keep && (size_t)ik < c->naggs && c->aggs[ik] != agg) {
 		struct kp_agg *a = c->aggs[ik];
 
 		for (k = 0; k < kp_agg_len(a); k++) {
@@ -653,9 +855,27 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	c.in = in;
 	if (!(c.pd = kp_pd_open(in, why)))
 		return -1;
+	/*
+	 * One event but perf's dummy, the one kept if it has samples: its
+	 * stacks go to the caller's aggregation as they come (in the order
+	 * finish() would add them), not to one of their own copied there at
+	 * the end.  A pipe may name more events later; --event may name
+	 * none.
+	 */
+	c.direct_ev = SIZE_MAX;
+	if (!kp_pd_pipe(c.pd) && !c.event) {
+		for (i = 0; i < kp_pd_nevents(c.pd); i++)
+			if (!kp_pd_event(c.pd, i)->dummy)
+				c.direct_ev = c.direct_ev == SIZE_MAX
+						      ? i
+						      : SIZE_MAX - 1;
+		if (c.direct_ev < SIZE_MAX - 1)
+			c.direct = agg;
+		else
+			c.direct_ev = SIZE_MAX;
+	}
 	c.res = kp_resolver_new(0);
 	c.procs = kp_procs_new();
-	c.named = kp_xcalloc(NAMED, sizeof(*c.named));
 	c.tty = isatty(2) && !kp_quiet;
 	kp_conv_init(&c.cv, agg, in);
 	if (c.o->offcpu) {
@@ -704,11 +924,13 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	kp_offcpu_free(c.off);
 	free(c.words);
 	for (i = 0; i < c.naggs; i++)
-		kp_agg_free(c.aggs[i]);
+		if (c.aggs[i] != agg)
+			kp_agg_free(c.aggs[i]);
 	free(c.aggs);
 	kp_conv_free(&c.cv);
-	kp_slots_free(&c.tidy);
-	free(c.named);
+	free(c.ftab);
+	free(c.wants);
+	free(c.names);
 	kp_pool_free(&c.pool);
 	kp_procs_free(c.procs);
 	kp_resolver_free(c.res);

@@ -105,15 +105,20 @@ proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
 }
 
 const struct kp_map *
-kp_procs_map(struct kp_procs *ps, uint32_t pid, uint64_t addr)
+kp_proc_map_back(const struct kp_proc *p, uint64_t addr)
 {
-	const struct kp_proc *p = kp_procs_find(ps, pid);
 	const struct kp_map *m = NULL;
 	int depth;
 
 	for (depth = 0; p && !m && depth < 8; depth++, p = p->before)
 		m = kp_proc_map(p, addr);
 	return m;
+}
+
+const struct kp_map *
+kp_procs_map(struct kp_procs *ps, uint32_t pid, uint64_t addr)
+{
+	return kp_proc_map_back(kp_procs_find(ps, pid), addr);
 }
 
 struct kp_proc *

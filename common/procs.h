@@ -124,6 +124,9 @@ const struct kp_map *kp_proc_map(const struct kp_proc *p, uint64_t addr);
  */
 const struct kp_map *kp_procs_map(struct kp_procs *ps, uint32_t pid,
 				  uint64_t addr);
+/* The same from p, pid's current program (NULL: none). */
+const struct kp_map *kp_proc_map_back(const struct kp_proc *p,
+				      uint64_t addr);
 
 /*
  * Every struct kp_proc made so far (each program of each process), for

@@ -18,16 +18,24 @@
 #include "resolve.h"
 #include "symtab.h"
 
-#define MAX_INLINE 32
+#define MAX_INLINE (KP_RES_MAX - 1)
 
-/* A file frames ran in (a DSO, an executable, a vmlinux). */
+/*
+ * A file frames ran in (a DSO, an executable, a vmlinux), as the capture
+ * names it: its path and the build-id it had when sampled (when the
+ * capture says), one struct for each pair.  What is read is the file at
+ * path, or when that is gone or another build since, the copy perf's
+ * build-id cache kept (dso_cached).
+ */
 struct dso {
-	const char *path; /* interned */
+	const char *path; /* interned: the name its frames carry */
+	const char *want; /* interned: the capture's build-id, or NULL */
+	char *file;	  /* the cache's copy read instead of path, or NULL */
+	char *dwfile;	  /* the file for DWARF when not path */
 	struct kp_symtab *st; /* NULL: no symbols to be had */
 	struct kp_elf_seg *segs; /* PT_LOAD: file offset -> ELF address */
 	size_t nsegs;
-	char *build_id;
-	bool id_read, id_warned, dw_tried, is_kernel;
+	bool dw_tried;
 	struct kp_dwarf *dw;
 };
 
@@ -80,6 +88,12 @@ struct kp_resolver {
 	/* user files */
 	struct kp_slots dsos; /* interned path -> struct dso */
 	struct dso *uelf;     /* the file of frames without a module */
+	/* the interned copies of names of the symbol tables, by their own
+	 * pointers (direct-mapped: a process that runs again, its addresses
+	 * elsewhere, meets the same symbols) */
+	struct {
+		const char *raw, *interned;
+	} names[4096];
 	/* results */
 	struct kp_slots cache;
 	struct kp_pool pool;
@@ -124,28 +138,184 @@ ptr_hash(const void *p)
 	return ((uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ULL;
 }
 
+/* The symbols and segments of d from elf, the file at name (flags:
+ * KP_SYMTAB_DEBUGFILE; debug its debug file or NULL); false (and *why)
+ * if it has no symbols. */
+static bool
+dso_read(struct dso *d, struct Elf *elf, const char *name, unsigned flags,
+	 struct Elf *debug, char *why, size_t whylen)
+{
+	d->st = kp_symtab_new();
+	if (kp_symtab_load_elf_of(d->st, elf, name, flags, debug) < 0) {
+		snprintf(why, whylen, "%s", kp_symtab_error(d->st));
+		kp_symtab_free(d->st);
+		d->st = NULL;
+		return false;
+	}
+	kp_elf_segments_of(elf, &d->segs, &d->nsegs);
+	return true;
+}
+
+/* The file at path, its build-id in *id (NULL: none) when id is given;
+ * -1 (and *why) if it cannot be read as ELF. */
+static struct Elf *
+elf_at(const char *path, int *fd, char **id, char *why, size_t whylen)
+{
+	struct Elf *elf;
+
+	*fd = kp_open_regular(path, 0);
+	if (*fd < 0) {
+		snprintf(why, whylen, "%s: %s", path, kp_open_strerror(errno));
+		return NULL;
+	}
+	if (!(elf = kp_elf_of(*fd))) {
+		snprintf(why, whylen, "%s: not an ELF file", path);
+		close(*fd);
+		return NULL;
+	}
+	if (id)
+		*id = kp_elf_build_id_of(elf);
+	return elf;
+}
+
 static struct dso *
 dso_load(const char *path, bool fatal)
 {
 	struct dso *d = kp_xcalloc(1, sizeof(*d));
-	struct kp_sym sym;
+	struct Elf *elf;
+	char why[600];
+	int fd;
 
 	d->path = kp_intern_str(path);
-	d->st = kp_symtab_new();
-	if (kp_symtab_load_elf(d->st, path, KP_SYMTAB_DEBUGFILE) < 0) {
-		if (fatal)
-			kp_die("%s", kp_symtab_error(d->st));
-		kp_warn("%s; its frames stay addresses",
-			kp_symtab_error(d->st));
-		kp_symtab_free(d->st);
-		d->st = NULL;
-		return d;
+	elf = elf_at(path, &fd, NULL, why, sizeof(why));
+	if (elf) {
+		dso_read(d, elf, path, KP_SYMTAB_DEBUGFILE, NULL, why,
+			 sizeof(why));
+		kp_elf_end(elf);
+		close(fd);
 	}
-	d->is_kernel = kp_symtab_find(d->st, "_stext", &sym) ||
-		       kp_symtab_find(d->st, "linux_banner", &sym);
-	if (kp_elf_segments(path, &d->segs, &d->nsegs) < 0)
-		d->nsegs = 0;
+	if (!d->st) {
+		if (fatal)
+			kp_die("%s", why);
+		kp_warn("%s; its frames stay addresses", why);
+	}
 	return d;
+}
+
+/* A file the user named (-e, -m): a vmlinux? */
+static bool
+dso_is_kernel(const struct dso *d)
+{
+	struct kp_sym sym;
+
+	return d->st && (kp_symtab_find(d->st, "_stext", &sym) ||
+			 kp_symtab_find(d->st, "linux_banner", &sym));
+}
+
+/*
+ * The copy perf's build-id cache holds of d's file (symtab.h,
+ * kp_buildid_cache_open: name "elf", or "vdso" for the vDSO), read as
+ * perf's dso__load reads it when the file at path is gone or another
+ * build: the copy's .symtab, else the one of the debug file perf kept
+ * beside it ("debug", of the same build-id), else of the system's
+ * (/usr/lib/debug/.build-id), else the copy's .dynsym; frames keep path
+ * for their module.  False if there is no copy to be used (one that is
+ * there but cannot be is said); a copy without symbols is said here.
+ */
+static bool
+dso_cached(struct dso *d, const char *name)
+{
+	struct Elf *elf = NULL, *dbg = NULL;
+	char *where = NULL, *dwhere = NULL, *id = NULL, why[600];
+	int fd, dfd = -1;
+	bool ok = false;
+
+	fd = kp_buildid_cache_open(d->path, d->want, name, &where);
+	if (fd < 0) {
+		if (errno != ENOENT && where)
+			kp_warn("%s: %s; not used", where,
+				errno == ELOOP ? "a symbolic link"
+					       : kp_open_strerror(errno));
+		free(where);
+		return false;
+	}
+	if (!(elf = kp_elf_of(fd)) || !(id = kp_elf_build_id_of(elf)) ||
+	    strcmp(id, d->want) != 0) {
+		kp_warn("%s: %s, not %s's %s; not used", where,
+			!elf ? "not an ELF file" : id ? "another build-id"
+						      : "no build-id",
+			d->path, d->want);
+		goto out;
+	}
+	/* perf's copy of the debug file, or the system's, when the copy
+	 * has no .symtab of its own */
+	dfd = kp_buildid_cache_open(d->path, d->want, "debug", &dwhere);
+	if (dfd < 0 && dwhere) {
+		free(dwhere);
+		if (asprintf(&dwhere, "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			     d->want, d->want + 2) < 0)
+			kp_die("out of memory");
+		dfd = kp_open_regular(dwhere, 0);
+	}
+	if (dfd >= 0 && (dbg = kp_elf_of(dfd)) != NULL) {
+		free(id);
+		id = kp_elf_build_id_of(dbg);
+		if (!id || strcmp(id, d->want) != 0) {
+			kp_elf_end(dbg);
+			dbg = NULL;
+		}
+	}
+	if (!dso_read(d, elf, where, 0, dbg, why, sizeof(why)))
+		kp_warn("%s; its frames stay addresses", why);
+	ok = true;
+	d->file = where;
+	where = NULL;
+	if (dbg) {
+		d->dwfile = dwhere;
+		dwhere = NULL;
+	}
+out:
+	kp_elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	kp_elf_end(elf);
+	close(fd);
+	free(id);
+	free(where);
+	free(dwhere);
+	return ok;
+}
+
+/*
+ * d's file when the capture gives its build-id: the file at path if it
+ * is that build (or has none to compare), else perf's cached copy; the
+ * frames stay addresses (warned once) when neither can be had.
+ */
+static void
+dso_load_want(struct dso *d)
+{
+	struct Elf *elf;
+	char *id = NULL, why[600];
+	int fd;
+
+	elf = elf_at(d->path, &fd, &id, why, sizeof(why));
+	if (elf && (!id || strcmp(id, d->want) == 0)) {
+		if (!dso_read(d, elf, d->path, KP_SYMTAB_DEBUGFILE, NULL, why,
+			      sizeof(why)))
+			kp_warn("%s; its frames stay addresses", why);
+	} else if (!dso_cached(d, "elf")) {
+		if (elf)
+			kp_warn("%s: build-id %s, not the %s it had when "
+				"sampled; its frames stay addresses",
+				d->path, id, d->want);
+		else
+			kp_warn("%s; its frames stay addresses", why);
+	}
+	if (elf) {
+		kp_elf_end(elf);
+		close(fd);
+	}
+	free(id);
 }
 
 static void
@@ -156,55 +326,66 @@ dso_free(struct dso *d)
 	kp_symtab_free(d->st);
 	kp_dwarf_close(d->dw);
 	free(d->segs);
-	free(d->build_id);
+	free(d->file);
+	free(d->dwfile);
 	free(d);
 }
 
-/* The file at path (interned), loaded on first use. */
-static struct dso *
-dso_get(struct kp_resolver *r, const char *path)
+/*
+ * Names of memory no file backs, never opened: perf's pseudo-files
+ * ("[vdso]", "[heap]", "[stack]", "[anon:NAME]"), anonymous memory
+ * ("//anon", "/dev/zero", "/anon_hugepage", "/SYSV..." shared memory:
+ * util/map.c is_anon_memory, is_no_dso_memory), a memfd ("/memfd:NAME"),
+ * a file deleted while mapped ("PATH (deleted)"), and the JIT symbol file
+ * perf names code in anonymous memory after ("/tmp/perf-PID.map", a text
+ * file perf reads where a JIT wrote one; not read here).
+ */
+static bool
+no_file(const char *path)
 {
-	uint64_t h = ptr_hash(path);
+	return path[0] != '/' || strstr(path, " (deleted)") ||
+	       strcmp(path, "//anon") == 0 ||
+	       strncmp(path, "/dev/zero", 9) == 0 ||
+	       strncmp(path, "/anon_hugepage", 14) == 0 ||
+	       strncmp(path, "/SYSV", 5) == 0 ||
+	       strncmp(path, "/memfd:", 7) == 0 ||
+	       strncmp(path, "/tmp/perf-", 10) == 0;
+}
+
+/* The file at path with build-id want (both interned; want NULL: not
+ * known), loaded on first use. */
+static struct dso *
+dso_get(struct kp_resolver *r, const char *path, const char *want)
+{
+	uint64_t h = ptr_hash(path) ^ ptr_hash(want) >> 7;
 	struct dso *d;
 	size_t i, mask;
 
 	if (r->dsos.cap) {
 		mask = r->dsos.cap - 1;
-		for (i = h & mask; r->dsos.tab[i].p; i = (i + 1) & mask)
-			if (((struct dso *)r->dsos.tab[i].p)->path == path)
-				return r->dsos.tab[i].p;
+		for (i = h & mask; (d = r->dsos.tab[i].p) != NULL;
+		     i = (i + 1) & mask)
+			if (d->path == path && d->want == want)
+				return d;
 	}
-	/* "[vdso]", "[anon]", "//anon", "/memfd:x (deleted)": no file */
-	if (path[0] != '/' || strstr(path, " (deleted)")) {
+	if (no_file(path)) {
 		d = kp_xcalloc(1, sizeof(*d));
 		d->path = path;
+		d->want = want;
+		/* the vDSO perf kept (it is no file), if it did */
+		if (want && strcmp(path, "[vdso]") == 0)
+			dso_cached(d, "vdso");
+	} else if (want) {
+		d = kp_xcalloc(1, sizeof(*d));
+		d->path = path;
+		d->want = want;
+		dso_load_want(d);
 	} else {
 		d = dso_load(path, false);
 	}
 	kp_slots_reserve(&r->dsos, 64);
 	kp_slots_put(&r->dsos, h, d);
 	return d;
-}
-
-/* False (warned once) when want is given and the file's build-id differs. */
-static bool
-dso_id_ok(struct dso *d, const char *want)
-{
-	if (!want || !d->st)
-		return true;
-	if (!d->id_read) {
-		d->id_read = true;
-		d->build_id = kp_elf_build_id(d->path);
-	}
-	if (!d->build_id || strcmp(d->build_id, want) == 0)
-		return true;
-	if (!d->id_warned) {
-		d->id_warned = true;
-		kp_warn("%s: build-id %s, not the %s it had when sampled; its "
-			"frames stay addresses",
-			d->path, d->build_id, want);
-	}
-	return false;
 }
 
 static struct kp_dwarf *
@@ -214,7 +395,10 @@ dso_dwarf_open(struct dso *d, bool warn)
 
 	if (!d->dw_tried && d->st) {
 		d->dw_tried = true;
-		d->dw = kp_dwarf_open(d->path, err, sizeof(err));
+		d->dw = kp_dwarf_open(d->dwfile	 ? d->dwfile
+				      : d->file ? d->file
+						: d->path,
+				      err, sizeof(err));
 		if (!d->dw && warn)
 			kp_warn("%s; no source lines", err);
 	}
@@ -375,7 +559,7 @@ kp_resolver_elf(struct kp_resolver *r, const char *path)
 {
 	struct dso *d = dso_load(path, true);
 
-	if (d->is_kernel) {
+	if (dso_is_kernel(d)) {
 		r->kelf = d;
 		return 1;
 	}
@@ -409,7 +593,7 @@ load_image(struct kp_resolver *r, const struct kp_kernel_src *src)
 	}
 	if (src->image && is_elf(src->image)) {
 		r->kelf = dso_load(src->image, true);
-		if (!r->kelf->is_kernel) {
+		if (!dso_is_kernel(r->kelf)) {
 			seterr(r, "%s: no _stext or linux_banner: not a vmlinux",
 			       src->image);
 			return -1;
@@ -598,13 +782,34 @@ kp_resolver_kernel_sym(const struct kp_resolver *r, const char *name,
 
 /* ---- frames ---- */
 
+/* A symbol table's string (a name, a module) interned. */
+static const char *
+intern_name(struct kp_resolver *r, const char *raw)
+{
+	size_t i = (size_t)(ptr_hash(raw) >> 52);
+
+	if (r->names[i].raw != raw) {
+		r->names[i].raw = raw;
+		r->names[i].interned = kp_intern_str(raw);
+	}
+	return r->names[i].interned;
+}
+
+/* a and b are the same frame (b interned or not: the frame a caller
+ * builds for an address is interned only when it is the answer). */
+static bool
+same_frame(const struct kp_frame *a, const struct kp_frame *b)
+{
+	return a == b || memcmp(a, b, KP_FRAME_KEY) == 0;
+}
+
 /*
  * The frames of in resolved to sym (NULL: none) and the source of daddr
  * in dw (NULL: none), into out[]: inlined functions first.  A symbol in
  * already has is kept unless KP_RES_FORCE.  Returns how many.
  */
 static size_t
-make_frames(const struct kp_resolver *r, const struct kp_frame *in,
+make_frames(struct kp_resolver *r, const struct kp_frame *in,
 	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
 	    uint64_t daddr, const struct kp_frame **out)
 {
@@ -640,7 +845,7 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
 		f.module = in->module ? in->module : module;
 		f.flags = in->flags & ~(uint32_t)KP_F_INLINE;
 	} else if (sym) {
-		f.sym = kp_intern_str(sym->name);
+		f.sym = intern_name(r, sym->name);
 		f.off = sym->off;
 		f.size = sym->size;
 		f.flags |= KP_F_OFF | KP_F_SIZE;
@@ -663,7 +868,7 @@ make_frames(const struct kp_resolver *r, const struct kp_frame *in,
  * by the symbol's frame (made by make_frames) when the names agree.
  */
 static size_t
-perf_frames(const struct kp_resolver *r, const struct kp_frame *in,
+perf_frames(struct kp_resolver *r, const struct kp_frame *in,
 	    const struct kp_sym *sym, const char *module, struct kp_dwarf *dw,
 	    uint64_t daddr, uint64_t sym_start, const struct kp_frame **out)
 {
@@ -793,7 +998,7 @@ kernel_frames(struct kp_resolver *r, const struct kp_frame *in, bool ret,
 	}
 	if (r->ks && kp_symtab_lookup(r->ks, in->addr, fl, &sym)) {
 		if (sym.module) {
-			module = kp_intern_str(sym.module);
+			module = intern_name(r, sym.module);
 			if (want_dw && strncmp(module, "__builtin", 9) != 0 &&
 			    strcmp(module, "bpf") != 0)
 				dw = kmod_dwarf(r, module);
@@ -806,19 +1011,34 @@ kernel_frames(struct kp_resolver *r, const struct kp_frame *in, bool ret,
 		la = in->addr - r->shift;
 		n = make_frames(r, in, NULL, module, r->kelf->dw,
 				ret ? la - 1 : la, out);
-		*ok = n > 1 || out[0] != in;
+		*ok = n > 1 || !same_frame(out[0], in);
 		return n;
 	}
 	*ok = false;
-	out[0] = in;
+	out[0] = kp_frame_intern(in);
 	return 1;
+}
+
+/* The frames of kernel address addr into fr[], their number; *ok when
+ * a symbol or line named it. */
+static size_t
+kernel_addr(struct kp_resolver *r, uint64_t addr, unsigned flags,
+	    const struct kp_frame **fr, bool *ok)
+{
+	struct kp_frame in;
+
+	memset(&in, 0, sizeof(in));
+	in.addr = addr;
+	in.flags = KP_F_ADDR;
+	in.module = r->mod_kernel;
+	return kernel_frames(r, &in, flags & KP_SYMTAB_RETADDR, fr, ok);
 }
 
 size_t
 kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
 		  const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1], *in;
+	const struct kp_frame *fr[KP_RES_MAX];
 	const void *key = (const void *)(uintptr_t)addr;
 	uint64_t h = cent_hash(C_KERNEL, key, 0, 0, flags);
 	struct cent *c = cache_find(r, h, C_KERNEL, key, 0, 0, flags);
@@ -826,12 +1046,25 @@ kp_resolve_kernel(struct kp_resolver *r, uint64_t addr, unsigned flags,
 	bool ok;
 
 	if (!c) {
-		in = kp_frame_make(addr, KP_F_ADDR, NULL, r->mod_kernel);
-		n = kernel_frames(r, in, flags & KP_SYMTAB_RETADDR, fr, &ok);
+		n = kernel_addr(r, addr, flags, fr, &ok);
 		c = cache_add(r, h, C_KERNEL, key, 0, 0, flags, fr, n, ok);
 	}
 	*out = c->fr;
 	return c->n;
+}
+
+size_t
+kp_resolve_kernel_to(struct kp_resolver *r, uint64_t addr, unsigned flags,
+		     const struct kp_frame **out)
+{
+	size_t n;
+	bool ok;
+
+	n = kernel_addr(r, addr, flags, out, &ok);
+	r->distinct++;
+	if (!ok)
+		r->unresolved++;
+	return n;
 }
 
 /*
@@ -857,19 +1090,43 @@ user_frames(struct kp_resolver *r, struct dso *d, const struct kp_frame *in,
 				ret && vaddr ? vaddr - 1 : vaddr,
 				*ok ? vaddr - sym.off : 0, out);
 		if (!*ok)
-			*ok = n > 1 || out[0] != in;
+			*ok = n > 1 || !same_frame(out[0], in);
 		return n;
 	}
 	if (!*ok && !(want_dw && d->st)) {
-		out[0] = in;
+		out[0] = kp_frame_intern(in);
 		return 1;
 	}
 	n = make_frames(r, in, *ok ? &sym : NULL, module,
 			want_dw ? dso_dwarf(d) : NULL,
 			ret && vaddr ? vaddr - 1 : vaddr, out);
 	if (!*ok)
-		*ok = n > 1 || out[0] != in;
+		*ok = n > 1 || !same_frame(out[0], in);
 	return n;
+}
+
+/* The frames of file offset off of d (its path interned) into fr[],
+ * their number; *ok when anything named it. */
+static size_t
+file_off(struct kp_resolver *r, struct dso *d, uint64_t off, uint64_t addr,
+	 unsigned flags, const struct kp_frame **fr, bool *ok)
+{
+	struct kp_frame in;
+	uint64_t vaddr;
+
+	memset(&in, 0, sizeof(in));
+	in.addr = addr;
+	in.flags = KP_F_ADDR | KP_F_OFF;
+	in.module = d->path;
+	in.off = off;
+	*ok = false;
+	if (kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
+		return user_frames(r, d, &in, vaddr,
+				   flags & (KP_SYMTAB_RETADDR |
+					    KP_RES_PERF_INLINES),
+				   fr, ok);
+	fr[0] = kp_frame_intern(&in);
+	return 1;
 }
 
 size_t
@@ -877,38 +1134,21 @@ kp_resolve_file(struct kp_resolver *r, const char *path, const char *build_id,
 		uint64_t off, uint64_t addr, unsigned flags,
 		const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1];
-	struct kp_frame f;
+	const struct kp_frame *fr[KP_RES_MAX];
 	struct dso *d;
 	struct cent *c;
-	uint64_t h, vaddr;
-	size_t n = 1;
-	bool ok = false;
+	uint64_t h;
+	size_t n;
+	bool ok;
 
 	path = kp_intern_str(path);
-	d = dso_get(r, path);
-	if (!dso_id_ok(d, build_id))
-		d = NULL; /* a key of its own: the file offset stays */
-	h = cent_hash(C_FILE, d ? (const void *)d : path, off, addr, flags);
-	c = cache_find(r, h, C_FILE, d ? (const void *)d : path, off, addr,
-		       flags);
-	if (c) {
-		*out = c->fr;
-		return c->n;
+	d = dso_get(r, path, build_id ? kp_intern_str(build_id) : NULL);
+	h = cent_hash(C_FILE, d, off, addr, flags);
+	c = cache_find(r, h, C_FILE, d, off, addr, flags);
+	if (!c) {
+		n = file_off(r, d, off, addr, flags, fr, &ok);
+		c = cache_add(r, h, C_FILE, d, off, addr, flags, fr, n, ok);
 	}
-	memset(&f, 0, sizeof(f));
-	f.addr = addr;
-	f.flags = KP_F_ADDR | KP_F_OFF;
-	f.module = path;
-	f.off = off;
-	fr[0] = kp_frame_intern(&f);
-	if (d && kp_elf_off_to_vaddr(d->segs, d->nsegs, off, &vaddr))
-		n = user_frames(r, d, fr[0], vaddr,
-				flags & (KP_SYMTAB_RETADDR |
-					 KP_RES_PERF_INLINES),
-				fr, &ok);
-	c = cache_add(r, h, C_FILE, d ? (const void *)d : path, off, addr,
-		      flags, fr, n, ok);
 	*out = c->fr;
 	return c->n;
 }
@@ -921,6 +1161,21 @@ kp_resolve_user(struct kp_resolver *r, const struct kp_map *map,
 	return kp_resolve_file(r, map->path, map->build_id,
 			       addr - map->start + map->pgoff, addr, flags,
 			       out);
+}
+
+size_t
+kp_resolve_user_to(struct kp_resolver *r, const struct kp_map *map,
+		   uint64_t addr, unsigned flags, const struct kp_frame **out)
+{
+	size_t n;
+	bool ok;
+
+	n = file_off(r, dso_get(r, map->path, map->build_id),
+		     addr - map->start + map->pgoff, addr, flags, out, &ok);
+	r->distinct++;
+	if (!ok)
+		r->unresolved++;
+	return n;
 }
 
 /* ---- frames read from kp (kp-addr2sym) ---- */
@@ -979,7 +1234,7 @@ size_t
 kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 		 unsigned flags, const struct kp_frame *const **out)
 {
-	const struct kp_frame *fr[MAX_INLINE + 1];
+	const struct kp_frame *fr[KP_RES_MAX];
 	bool ret = flags & KP_SYMTAB_RETADDR, ok = false;
 	uint64_t h = cent_hash(C_FRAME, in, 0, 0, flags);
 	struct cent *c = cache_find(r, h, C_FRAME, in, 0, 0, flags);
@@ -997,7 +1252,7 @@ kp_resolve_frame(struct kp_resolver *r, const struct kp_frame *in,
 		break;
 	case T_USER:
 		d = in->module && !(r->uelf && in->module == r->uelf->path) ?
-			    dso_get(r, in->module) :
+			    dso_get(r, in->module, NULL) :
 			    r->uelf;
 		if (d->st)
 			n = user_frames(r, d, in, frame_vaddr(d, in),

@@ -52,7 +52,13 @@
  * opened only if it is a regular file: a FIFO, a device or a directory
  * is refused with a warning and its frames stay addresses; the opens
  * use O_NONBLOCK so a FIFO planted between the check and the open
- * cannot hang the program.
+ * cannot hang the program.  A mapping whose build-id is known (the
+ * capture's) and whose file is gone or another build is read from the
+ * copy perf record kept in its build-id cache, as perf report reads it
+ * (symtab.h, kp_buildid_cache_open), its frames keeping the mapping's
+ * path; so is the vDSO.  Names of memory no file backs ("[heap]",
+ * "//anon", "/memfd:NAME", "PATH (deleted)", "/tmp/perf-PID.map", ...)
+ * are never opened, and nothing is said of them.
  *
  * Messages.  Loading problems that leave frames unresolved are said
  * once per file with kp_warn ("FILE: reason; its frames stay
@@ -161,12 +167,28 @@ size_t kp_resolve_kernel(struct kp_resolver *r, uint64_t addr,
 /*
  * A user address in map (which must hold it).  The frame is named by
  * the file's symbol where it has one, else "[PATH+0xFILEOFF]"; if
- * map->build_id is given and the file's differs, the file is not used
- * (warned once) and the frame is the file offset.
+ * map->build_id is given and the file's differs (or the file is gone),
+ * perf's cached copy of that build is read instead, and if there is
+ * none the file is not used (warned once) and the frame is the file
+ * offset.
  */
 size_t kp_resolve_user(struct kp_resolver *r, const struct kp_map *map,
 		       uint64_t addr, unsigned flags,
 		       const struct kp_frame *const **out);
+
+/*
+ * kp_resolve_kernel and kp_resolve_user for a caller that keeps the
+ * frames of each address itself (the perf.data reader): they go to
+ * out[], room for KP_RES_MAX, and the resolver keeps nothing of them
+ * (the files and their symbols aside).  map->path and map->build_id
+ * must be interned, as the process model's (procs.h) are.
+ */
+#define KP_RES_MAX 33
+size_t kp_resolve_kernel_to(struct kp_resolver *r, uint64_t addr,
+			    unsigned flags, const struct kp_frame **out);
+size_t kp_resolve_user_to(struct kp_resolver *r, const struct kp_map *map,
+			  uint64_t addr, unsigned flags,
+			  const struct kp_frame **out);
 
 /*
  * The same by file offset: an address in PATH at file offset off (for

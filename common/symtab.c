@@ -64,6 +64,7 @@ kp_symtab_free(struct kp_symtab *st)
 	}
 	free(st->ents);
 	free(st->best);
+	free(st->bucket);
 	free(st);
 }
 
@@ -88,6 +89,7 @@ kp_symtab_count(const struct kp_symtab *st)
 {
 	return st->n;
 }
+
 
 static const char *
 module_intern(struct kp_symtab *st, const char *mod, size_t len)
@@ -123,6 +125,13 @@ add_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 }
 
 void
+kp_symtab_add_n(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
+		const char *name, size_t len)
+{
+	add_ent(st, addr, size, type, name, len, NULL, 0);
+}
+
+void
 kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 	      const char *name, const char *module)
 {
@@ -130,16 +139,74 @@ kp_symtab_add(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 		module ? strlen(module) : 0);
 }
 
-static int
-cmp_ent(const void *a, const void *b)
-{
-	const struct kp_symtab_ent *x = a, *y = b;
+/*
+ * Sort the entries by address, those of one address in load order (by
+ * seq: the entries added since the last sort come after the others, and
+ * in seq order).  An LSD radix sort, stable, of (address, index) keys,
+ * a byte a pass over the bytes in which the addresses differ (an ELF
+ * table is in no order: merging, or qsort's comparisons, mispredict
+ * every other branch), then the entries moved in place.
+ */
+struct skey {
+	uint64_t addr;
+	size_t i;
+};
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return 0;
+static void
+sort_ents(struct kp_symtab *st)
+{
+	struct skey *a, *b, *t;
+	struct kp_symtab_ent tmp;
+	uint64_t lo = UINT64_MAX, hi = 0, diff;
+	size_t n = st->n, count[256], i, j, k, sh;
+
+	/* in order already (those of one address too: each entry's seq
+	 * is above those before it, or a sort put it after them) */
+	for (i = 1; i < n && st->ents[i - 1].addr <= st->ents[i].addr; i++)
+		;
+	if (i >= n)
+		return;
+	a = kp_xmalloc(n * sizeof(*a));
+	b = kp_xmalloc(n * sizeof(*b));
+	for (i = 0; i < n; i++) {
+		a[i].addr = st->ents[i].addr;
+		a[i].i = i;
+		lo = a[i].addr < lo ? a[i].addr : lo;
+		hi = a[i].addr > hi ? a[i].addr : hi;
+	}
+	diff = hi - lo;
+	for (sh = 0; sh < 64 && diff >> sh; sh += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(a[i].addr - lo) >> sh & 255]++;
+		for (i = 0, k = 0; i < 256; i++) {
+			j = count[i];
+			count[i] = k;
+			k += j;
+		}
+		for (i = 0; i < n; i++)
+			b[count[(a[i].addr - lo) >> sh & 255]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	/* entry a[i].i goes to i: in place, a cycle at a time */
+	for (i = 0; i < n; i++) {
+		if (a[i].i == i)
+			continue;
+		tmp = st->ents[i];
+		for (j = i;; j = k) {
+			k = a[j].i;
+			a[j].i = j;
+			if (k == i) {
+				st->ents[j] = tmp;
+				break;
+			}
+			st->ents[j] = st->ents[k];
+		}
+	}
+	free(a);
+	free(b);
 }
 
 static int
@@ -216,13 +283,45 @@ fixup_size(const struct kp_symtab *st, size_t i)
 	return next->addr - e->addr;
 }
 
+/*
+ * A lookup's binary search narrowed to a bucket of addresses: about one
+ * bucket a symbol, so that a large table (kallsyms, libLLVM) costs a
+ * probe of the bucket array and a search of a few symbols, not twenty
+ * steps through memory.
+ */
+static void
+index_buckets(struct kp_symtab *st)
+{
+	uint64_t span;
+	size_t k, i;
+
+	free(st->bucket);
+	st->bucket = NULL;
+	if (st->nbest < 64 || st->nbest > UINT32_MAX)
+		return;
+	st->bucket_lo = st->best[0].addr;
+	span = st->best[st->nbest - 1].addr - st->bucket_lo;
+	for (st->bucket_shift = 0;
+	     st->bucket_shift < 63 && span >> st->bucket_shift >= st->nbest;
+	     st->bucket_shift++)
+		;
+	st->nbucket = (size_t)(span >> st->bucket_shift) + 2;
+	st->bucket = kp_xmalloc(st->nbucket * sizeof(*st->bucket));
+	/* bucket[k]: the first symbol at or after bucket k's start */
+	for (k = 0, i = 0; k < st->nbucket; k++) {
+		while (i < st->nbest &&
+		       (st->best[i].addr - st->bucket_lo) >> st->bucket_shift < k)
+			i++;
+		st->bucket[k] = (uint32_t)i;
+	}
+}
+
 void
 kp_symtab_sort(struct kp_symtab *st)
 {
 	size_t i, j, k, nb = 0;
 
-	if (st->n)
-		qsort(st->ents, st->n, sizeof(*st->ents), cmp_ent);
+	sort_ents(st);
 	free(st->best);
 	st->best = kp_xmalloc((st->n ? st->n : 1) * sizeof(*st->best));
 	for (i = 0; i < st->n; i = j) {
@@ -255,6 +354,7 @@ kp_symtab_sort(struct kp_symtab *st)
 	}
 	st->nbest = nb;
 	st->sorted = true;
+	index_buckets(st);
 }
 
 static void
@@ -285,6 +385,18 @@ kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr, unsigned flags,
 	if ((flags & KP_SYMTAB_RETADDR) && a > 0)
 		a--;
 	hi = st->nbest;
+	if (st->bucket && a >= st->bucket_lo) {
+		uint64_t k = (a - st->bucket_lo) >> st->bucket_shift;
+
+		/* those before bucket k start at or below a; those after
+		 * bucket k above it */
+		if (k + 1 < st->nbucket) {
+			lo = st->bucket[k];
+			hi = st->bucket[k + 1];
+		} else {
+			lo = st->bucket[st->nbucket - 1];
+		}
+	}
 	/* the last entry with start <= a */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -352,6 +464,32 @@ type_wanted(char t)
 }
 
 /*
+ * Hex digits s[0..len), as kp_parse_u64 reads them; at most 16 of them
+ * (kallsyms' addresses) without its overflow check, a division a digit.
+ */
+static int
+parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned c;
+	size_t i;
+
+	if (len == 0 || len > 16)
+		return kp_parse_u64(s, len, 16, out);
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c - '0' < 10)
+			v = v << 4 | (c - '0');
+		else if ((c | 0x20) - 'a' < 6)
+			v = v << 4 | ((c | 0x20) - 'a' + 10);
+		else /* "0x...", or not a number */
+			return kp_parse_u64(s, len, 16, out);
+	}
+	*out = v;
+	return 0;
+}
+
+/*
  * Lines of /proc/kallsyms and System.map, fields separated by one space,
  * the module (kallsyms only) after a tab:
  *
@@ -394,7 +532,7 @@ load_nm(struct kp_symtab *st, const char *path, bool kallsyms)
 		if (end == p)
 			continue;
 		name = memchr(p, ' ', end - p);
-		if (!name || kp_parse_u64(p, name - p, 16, &addr) < 0 ||
+		if (!name || parse_hex(p, name - p, &addr) < 0 ||
 		    end - name < 4 || name[2] != ' ' || name[3] == ' ' ||
 		    name[3] == '\0') {
 			kp_symtab_seterr(st, "%s:%zu: not a %s line", path,

@@ -150,6 +150,46 @@ struct Elf;
 char *kp_elf_build_id_of(struct Elf *elf);
 
 /*
+ * An ELF file open on fd, read through libelf (the descriptor stays the
+ * caller's and must outlive the Elf), or NULL if it is not one; end it
+ * with kp_elf_end (NULL is allowed).  For reading one file once: its
+ * build-id, symbols and segments from one open (kp_*_of).
+ */
+struct Elf *kp_elf_of(int fd);
+void kp_elf_end(struct Elf *elf);
+
+/*
+ * kp_symtab_load_elf of an ELF file already open, path naming it (in
+ * messages, and where KP_SYMTAB_DEBUGFILE looks for its debug file).
+ * debug, if not NULL, is its debug file, open: read when the file has no
+ * .symtab instead of looking for one.
+ */
+int kp_symtab_load_elf_of(struct kp_symtab *st, struct Elf *elf,
+			  const char *path, unsigned flags, struct Elf *debug);
+
+/*
+ * perf's build-id cache.  perf record keeps a copy of each file it
+ * sampled (util/build-id.c, build_id_cache__add_s) as
+ * $HOME/.debug/PATH/BUILD_ID/elf (PATH the file's absolute name), of
+ * its separate debug file as .../debug, and perf report reads those when
+ * the file at PATH is gone or rebuilt; the vDSO is kept as
+ * $HOME/.debug/[vdso]/BUILD_ID/vdso (PATH "[vdso]", NAME "vdso"), the
+ * kernel's symbols as [kernel.kallsyms]/BUILD_ID/kallsyms.  Open
+ * $HOME/.debug/PATH/BUILD_ID/NAME as kp_open_regular opens a file, going through
+ * directories only, none of them a symbolic link below $HOME/.debug (a
+ * name the capture gives leads nowhere else), the file itself not one
+ * either.  Returns the descriptor, or -1 with errno: ENOENT when there
+ * is no such entry (or PATH is neither absolute nor one "[NAME]", holds
+ * "." or "..", or BUILD_ID is not lowercase hex; or no HOME), ELOOP for
+ * a symbolic link
+ * met, EINVAL for a file that is not regular.  *where is set to the
+ * name (malloc'ed, the caller frees it; NULL when PATH or BUILD_ID is
+ * refused), for messages.
+ */
+int kp_buildid_cache_open(const char *path, const char *build_id,
+			  const char *name, char **where);
+
+/*
  * The separate debug file of an ELF file, looked for as gdb and
  * elfutils do: /usr/lib/debug/.build-id/xx/yyyy.debug, then the
  * .gnu_debuglink name in the file's directory, its .debug/ and
@@ -164,6 +204,8 @@ char *kp_elf_debug_file(const char *path);
  * kp_open_strerror(errno) says why ("not a regular file" for EINVAL).
  */
 int kp_open_regular(const char *path, int flags);
+/* The same for path relative to directory dir (openat). */
+int kp_open_regular_at(int dir, const char *path, int flags);
 const char *kp_open_strerror(int err);
 
 /* A PT_LOAD segment: file bytes [off, off + filesz) at ELF address vaddr. */
@@ -172,10 +214,11 @@ struct kp_elf_seg {
 };
 
 /*
- * The PT_LOAD segments of an ELF file, in *segs (malloc'ed, the caller
- * frees it) and *n.  Returns 0, or -1 if the file cannot be read as ELF.
+ * The PT_LOAD segments of an ELF file open (kp_elf_of), in *segs
+ * (malloc'ed, the caller frees it; NULL if none) and *n.
  */
-int kp_elf_segments(const char *path, struct kp_elf_seg **segs, size_t *n);
+void kp_elf_segments_of(struct Elf *elf, struct kp_elf_seg **segs,
+			size_t *n);
 /* The ELF address of file offset off, if a segment holds it. */
 bool kp_elf_off_to_vaddr(const struct kp_elf_seg *segs, size_t n,
 			 uint64_t off, uint64_t *vaddr);

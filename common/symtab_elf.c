@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +19,35 @@
 
 #define DEBUG_ROOT "/usr/lib/debug"
 
+/* The ELF file open on fd (the descriptor stays the caller's), or NULL
+ * with errno 0 (not ELF). */
+static Elf *
+elf_of(int fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		errno = 0;
+		return NULL;
+	}
+	return elf;
+}
+
 static Elf *
 elf_open(const char *path, int *fdp)
 {
 	Elf *elf;
 	int fd;
 
-	elf_version(EV_CURRENT);
 	fd = kp_open_regular(path, 0);
 	if (fd < 0)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
+	elf = elf_of(fd);
+	if (!elf) {
 		close(fd);
 		errno = 0;
 		return NULL;
@@ -41,13 +57,13 @@ elf_open(const char *path, int *fdp)
 }
 
 int
-kp_open_regular(const char *path, int flags)
+kp_open_regular_at(int dir, const char *path, int flags)
 {
 	struct stat sb;
 	int fd, fl;
 
 	/* O_NONBLOCK: a FIFO swapped in after a check cannot hang open() */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) < 0) {
@@ -65,6 +81,12 @@ kp_open_regular(const char *path, int flags)
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+int
+kp_open_regular(const char *path, int flags)
+{
+	return kp_open_regular_at(AT_FDCWD, path, flags);
 }
 
 const char *
@@ -111,14 +133,41 @@ find_section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* nm(1)'s letter for a symbol, or 0 to leave it out. */
+/* What sym_letter reads of a section, read once for all symbols. */
+enum { SC_ALLOC = 1, SC_EXEC = 2, SC_WRITE = 4, SC_NOBITS = 8 };
+
+static unsigned char *
+section_classes(Elf *elf, size_t *n)
+{
+	unsigned char *cls;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+
+	if (elf_getshdrnum(elf, n) < 0)
+		*n = 0;
+	cls = kp_xcalloc(*n ? *n : 1, 1);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		i = elf_ndxscn(scn);
+		if (i >= *n || !gelf_getshdr(scn, &sh))
+			continue;
+		cls[i] = (sh.sh_flags & SHF_ALLOC ? SC_ALLOC : 0) |
+			 (sh.sh_flags & SHF_EXECINSTR ? SC_EXEC : 0) |
+			 (sh.sh_flags & SHF_WRITE ? SC_WRITE : 0) |
+			 (sh.sh_type == SHT_NOBITS ? SC_NOBITS : 0);
+	}
+	return cls;
+}
+
+/* nm(1)'s letter for a symbol (its section's class in cls[], n of
+ * them), or 0 to leave it out. */
 static char
-sym_letter(Elf *elf, const GElf_Sym *sym, const char *name)
+sym_letter(const unsigned char *cls, size_t n, const GElf_Sym *sym,
+	   const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 	int bind = GELF_ST_BIND(sym->st_info);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
+	unsigned k;
 	char c;
 
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS ||
@@ -130,16 +179,15 @@ sym_letter(Elf *elf, const GElf_Sym *sym, const char *name)
 	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 	    type != STT_NOTYPE)
 		return 0;
-	scn = elf_getscn(elf, sym->st_shndx);
-	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+	if (sym->st_shndx >= n || !((k = cls[sym->st_shndx]) & SC_ALLOC))
 		return 0;
-	if (sh.sh_flags & SHF_EXECINSTR)
+	if (k & SC_EXEC)
 		c = 't';
 	else if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		c = 't';
-	else if (sh.sh_type == SHT_NOBITS)
+	else if (k & SC_NOBITS)
 		c = 'b';
-	else if (sh.sh_flags & SHF_WRITE)
+	else if (k & SC_WRITE)
 		c = 'd';
 	else
 		return 0; /* read-only data: as kallsyms' r, left out */
@@ -155,27 +203,71 @@ static size_t
 add_symbols(struct kp_symtab *st, Elf *elf, Elf_Scn *scn,
 	    const GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n, added = 0;
+	Elf_Data *data = elf_getdata(scn, NULL), *sdata = NULL;
+	const Elf64_Sym *s64 = NULL;
+	const char *strs = NULL, *name, *e;
+	size_t i, n, nstr = 0, ncls, added = 0;
+	unsigned char *cls;
+	Elf_Scn *strscn;
+	GElf_Shdr ssh;
 	GElf_Sym sym;
-	const char *name;
 	char c;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = data->d_size / sh->sh_entsize;
+	/* the string table read directly, as elf_strptr reads it (a
+	 * compressed one through it) */
+	strscn = elf_getscn(elf, sh->sh_link);
+	if (strscn && gelf_getshdr(strscn, &ssh) && ssh.sh_type == SHT_STRTAB &&
+	    !(ssh.sh_flags & SHF_COMPRESSED) &&
+	    (sdata = elf_getdata(strscn, NULL)) != NULL &&
+	    sdata->d_size == ssh.sh_size) {
+		strs = sdata->d_buf;
+		nstr = sdata->d_size;
+	}
+	/* the symbols of a 64-bit file read directly (libelf has made them
+	 * this machine's) */
+	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
+	    sh->sh_entsize == sizeof(Elf64_Sym) &&
+	    (uintptr_t)data->d_buf % _Alignof(Elf64_Sym) == 0)
+		s64 = data->d_buf;
+	cls = section_classes(elf, &ncls);
 	for (i = 1; i < n; i++) {
-		if (!gelf_getsym(data, (int)i, &sym))
+		if (s64) {
+			sym.st_name = s64[i].st_name;
+			sym.st_info = s64[i].st_info;
+			sym.st_other = s64[i].st_other;
+			sym.st_shndx = s64[i].st_shndx;
+			sym.st_value = s64[i].st_value;
+			sym.st_size = s64[i].st_size;
+		} else if (!gelf_getsym(data, (int)i, &sym)) {
 			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name)
+		}
+		/* what sym_letter leaves out whatever its name: first */
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= ncls ||
+		    !(cls[sym.st_shndx] & SC_ALLOC))
 			continue;
-		c = sym_letter(elf, &sym, name);
+		if (strs) {
+			if (sym.st_name >= nstr ||
+			    !(e = memchr(strs + sym.st_name, '\0',
+					 nstr - sym.st_name)))
+				continue;
+			name = strs + sym.st_name;
+		} else {
+			name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (!name)
+				continue;
+			e = name + strlen(name);
+		}
+		c = sym_letter(cls, ncls, &sym, name);
 		if (!c)
 			continue;
-		kp_symtab_add(st, sym.st_value, sym.st_size, c, name, NULL);
+		kp_symtab_add_n(st, sym.st_value, sym.st_size, c, name,
+				(size_t)(e - name));
 		added++;
 	}
+	free(cls);
 	return added;
 }
 
@@ -236,19 +328,14 @@ add_plt(struct kp_symtab *st, Elf *elf)
 	return added;
 }
 
-int
-kp_elf_segments(const char *path, struct kp_elf_seg **segs, size_t *n)
+void
+kp_elf_segments_of(Elf *elf, struct kp_elf_seg **segs, size_t *n)
 {
 	GElf_Phdr ph;
 	size_t i, nph;
-	Elf *elf;
-	int fd;
 
 	*segs = NULL;
 	*n = 0;
-	elf = elf_open(path, &fd);
-	if (!elf)
-		return -1;
 	if (elf_getphdrnum(elf, &nph) == 0 && nph > 0) {
 		*segs = kp_xcalloc(nph, sizeof(**segs));
 		for (i = 0; i < nph; i++)
@@ -260,8 +347,6 @@ kp_elf_segments(const char *path, struct kp_elf_seg **segs, size_t *n)
 				(*n)++;
 			}
 	}
-	elf_close(elf, fd);
-	return 0;
 }
 
 bool
@@ -278,14 +363,74 @@ kp_elf_off_to_vaddr(const struct kp_elf_seg *segs, size_t n, uint64_t off,
 	return false;
 }
 
+/*
+ * The symbols of one ELF file, named name in messages: its .symtab, else
+ * its .dynsym; with plt, its PLT entries too.
+ */
 static int
-load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
+load_table(struct kp_symtab *st, Elf *elf, const char *name, bool plt)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
-	Elf *elf;
-	char *dbg;
 	size_t n0 = st->n, added;
+
+	scn = find_section(elf, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = find_section(elf, SHT_DYNSYM, &sh);
+	if (!scn) {
+		kp_symtab_seterr(st, "%s: no symbol table", name);
+		return -1;
+	}
+	added = add_symbols(st, elf, scn, &sh);
+	if (added && plt)
+		add_plt(st, elf);
+	if (!added) {
+		st->n = n0;
+		kp_symtab_sort(st);
+		kp_symtab_seterr(st, "%s: no symbols (corrupt or empty symbol "
+				     "table)", name);
+		return -1;
+	}
+	kp_symtab_sort(st);
+	st->err[0] = '\0';
+	return 0;
+}
+
+static char *debug_file_of(Elf *elf, const char *path);
+
+int
+kp_symtab_load_elf_of(struct kp_symtab *st, Elf *elf, const char *path,
+		      unsigned flags, Elf *debug)
+{
+	GElf_Shdr sh;
+	char *dbg = NULL;
+	Elf *own = NULL;
+	int fd = -1, ret = -1;
+
+	/* a file without a .symtab (stripped): its debug file's, and the
+	 * file's own PLT entries */
+	if (!find_section(elf, SHT_SYMTAB, &sh)) {
+		if (!debug && (flags & KP_SYMTAB_DEBUGFILE) &&
+		    (dbg = debug_file_of(elf, path)) != NULL)
+			debug = own = elf_open(dbg, &fd);
+		if (debug)
+			ret = load_table(st, debug, dbg ? dbg : path, false);
+		if (own)
+			elf_close(own, fd);
+		free(dbg);
+		if (ret == 0) {
+			if (add_plt(st, elf))
+				kp_symtab_sort(st);
+			return 0;
+		}
+	}
+	return load_table(st, elf, path, true);
+}
+
+int
+kp_symtab_load_elf(struct kp_symtab *st, const char *path, unsigned flags)
+{
+	Elf *elf;
 	int fd, ret;
 
 	elf = elf_open(path, &fd);
@@ -297,45 +442,9 @@ load_elf(struct kp_symtab *st, const char *path, unsigned flags, int depth)
 			kp_symtab_seterr(st, "%s: not an ELF file", path);
 		return -1;
 	}
-	scn = find_section(elf, SHT_SYMTAB, &sh);
-	if (!scn && (flags & KP_SYMTAB_DEBUGFILE) && depth == 0 &&
-	    (dbg = kp_elf_debug_file(path)) != NULL) {
-		ret = load_elf(st, dbg, 0, depth + 1);
-		free(dbg);
-		if (ret == 0) {
-			if (add_plt(st, elf))
-				kp_symtab_sort(st);
-			elf_close(elf, fd);
-			return 0;
-		}
-	}
-	if (!scn)
-		scn = find_section(elf, SHT_DYNSYM, &sh);
-	if (!scn) {
-		kp_symtab_seterr(st, "%s: no symbol table", path);
-		elf_close(elf, fd);
-		return -1;
-	}
-	added = add_symbols(st, elf, scn, &sh);
-	if (added && depth == 0)
-		add_plt(st, elf);
+	ret = kp_symtab_load_elf_of(st, elf, path, flags, NULL);
 	elf_close(elf, fd);
-	if (!added) {
-		st->n = n0;
-		kp_symtab_sort(st);
-		kp_symtab_seterr(st, "%s: no symbols (corrupt or empty symbol "
-				     "table)", path);
-		return -1;
-	}
-	kp_symtab_sort(st);
-	st->err[0] = '\0';
-	return 0;
-}
-
-int
-kp_symtab_load_elf(struct kp_symtab *st, const char *path, unsigned flags)
-{
-	return load_elf(st, path, flags, 0);
+	return ret;
 }
 
 /* The build-id note's bytes in elf, or NULL; *len is their number. */
@@ -418,8 +527,9 @@ is_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-char *
-kp_elf_debug_file(const char *path)
+/* kp_elf_debug_file of the file at path, open as elf. */
+static char *
+debug_file_of(Elf *elf, const char *path)
 {
 	const unsigned char *id;
 	char *found = NULL, *dir = NULL, *id_hex, *p;
@@ -428,12 +538,7 @@ kp_elf_debug_file(const char *path)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	size_t len;
-	Elf *elf;
-	int fd;
 
-	elf = elf_open(path, &fd);
-	if (!elf)
-		return NULL;
 	id = build_id_bytes(elf, &len);
 	if (id && len >= 2) {
 		id_hex = hex(id, len);
@@ -441,10 +546,8 @@ kp_elf_debug_file(const char *path)
 			     id_hex + 2) < 0)
 			kp_die("out of memory");
 		free(id_hex);
-		if (is_file(p)) {
-			found = p;
-			goto out;
-		}
+		if (is_file(p))
+			return p;
 		free(p);
 	}
 	/*
@@ -454,10 +557,10 @@ kp_elf_debug_file(const char *path)
 	scn = find_section_named(elf, ".gnu_debuglink", &sh);
 	data = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
-		goto out;
+		return NULL;
 	link = data->d_buf;
 	if (!*link || strchr(link, '/'))
-		goto out;
+		return NULL;
 	dir = kp_xstrdup(path);
 	p = strrchr(dir, '/');
 	if (p)
@@ -481,8 +584,211 @@ kp_elf_debug_file(const char *path)
 			free(p);
 		}
 	}
-out:
 	free(dir);
+	return found;
+}
+
+char *
+kp_elf_debug_file(const char *path)
+{
+	char *found;
+	Elf *elf;
+	int fd;
+
+	elf = elf_open(path, &fd);
+	if (!elf)
+		return NULL;
+	found = debug_file_of(elf, path);
 	elf_close(elf, fd);
 	return found;
+}
+
+struct Elf *
+kp_elf_of(int fd)
+{
+	return elf_of(fd);
+}
+
+void
+kp_elf_end(struct Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+}
+
+/* Lowercase hex of at least two digits (a build-id of the capture). */
+static bool
+is_hex_id(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n >= 2 && n <= 128 && s[n] == '\0';
+}
+
+/* Directory name under dir, not following a symbolic link: -1, errno
+ * ELOOP if it is one. */
+static int
+open_dir_at(int dir, const char *name)
+{
+	struct stat sb;
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				       O_CLOEXEC);
+
+	if (fd < 0 && errno != ENOENT &&
+	    fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(sb.st_mode))
+		errno = ELOOP;
+	return fd;
+}
+
+/* A relative name of plain components ("a/b/c": none empty, "." or
+ * "..", none longer than a file name). */
+static bool
+plain_rel(const char *rel, size_t len)
+{
+	const char *p = rel, *e, *end = rel + len;
+
+	if (len == 0)
+		return false;
+	for (;; p = e + 1) {
+		e = memchr(p, '/', (size_t)(end - p));
+		if (!e)
+			e = end;
+		if (e == p || e - p > NAME_MAX || (e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (e == end)
+			return true;
+	}
+}
+
+/*
+ * rel/build_id/name below top (the cache's top directory), through
+ * directories that are no symbolic links; a build_id that is itself a
+ * regular file is the copy of perf's old layout ("elf" only).
+ */
+static int
+walk(int top, const char *rel, size_t len, const char *build_id,
+     const char *name)
+{
+	const char *p = rel, *e, *end = rel + len;
+	char comp[NAME_MAX + 1];
+	int dir, next, fd, err;
+
+	if ((dir = dup(top)) < 0)
+		return -1;
+	for (;; p = e + 1) {
+		e = memchr(p, '/', (size_t)(end - p));
+		if (!e)
+			e = end;
+		memcpy(comp, p, (size_t)(e - p));
+		comp[e - p] = '\0';
+		next = open_dir_at(dir, comp);
+		err = errno;
+		close(dir);
+		if (next < 0) {
+			errno = err;
+			return -1;
+		}
+		dir = next;
+		if (e == end)
+			break;
+	}
+	next = open_dir_at(dir, build_id);
+	if (next < 0) {
+		fd = errno == ENOTDIR && strcmp(name, "elf") == 0
+			     ? kp_open_regular_at(dir, build_id, O_NOFOLLOW)
+			     : -1;
+		err = errno;
+		close(dir);
+		errno = err;
+		return fd;
+	}
+	close(dir);
+	fd = kp_open_regular_at(next, name, O_NOFOLLOW);
+	err = errno;
+	close(next);
+	errno = err;
+	return fd;
+}
+
+/*
+ * Where perf's link for build_id, .build-id/XX/REST, points below top:
+ * "../../PATH/BUILD_ID" gives PATH (malloc'ed), if it is a plain name.
+ */
+static char *
+linked(int top, const char *build_id)
+{
+	char sub[8], target[PATH_MAX], *rel = NULL;
+	size_t n, idlen = strlen(build_id);
+	ssize_t len;
+	int dir, two;
+
+	if ((dir = open_dir_at(top, ".build-id")) < 0)
+		return NULL;
+	snprintf(sub, sizeof(sub), "%.2s", build_id);
+	two = open_dir_at(dir, sub);
+	close(dir);
+	if (two < 0)
+		return NULL;
+	len = readlinkat(two, build_id + 2, target, sizeof(target) - 1);
+	close(two);
+	if (len <= 6 + (ssize_t)idlen + 1)
+		return NULL;
+	target[len] = '\0';
+	n = (size_t)len - 6 - idlen - 1;
+	if (strncmp(target, "../../", 6) != 0 || target[6 + n] != '/' ||
+	    strcmp(target + 6 + n + 1, build_id) != 0 ||
+	    !plain_rel(target + 6, n))
+		return NULL;
+	rel = kp_xmalloc(n + 1);
+	memcpy(rel, target + 6, n);
+	rel[n] = '\0';
+	return rel;
+}
+
+int
+kp_buildid_cache_open(const char *path, const char *build_id,
+		      const char *name, char **where)
+{
+	const char *home = getenv("HOME"), *rel;
+	char *top, *other;
+	int dir, fd, err;
+
+	*where = NULL;
+	rel = path[0] == '/' ? path + 1 : path;
+	if (!home || !*home ||
+	    (path[0] != '/' && (path[0] != '[' || strchr(path, '/'))) ||
+	    !plain_rel(rel, strlen(rel)) || !is_hex_id(build_id)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (asprintf(where, "%s/.debug/%s/%s/%s", home, rel, build_id,
+		     name) < 0)
+		kp_die("out of memory");
+	/* $HOME/.debug itself is the user's: it may be a link elsewhere */
+	if (asprintf(&top, "%s/.debug", home) < 0)
+		kp_die("out of memory");
+	dir = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(top);
+	if (dir < 0)
+		return -1;
+	fd = walk(dir, rel, strlen(rel), build_id, name);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) &&
+	    (other = linked(dir, build_id)) != NULL) {
+		/* perf finds a copy by its build-id alone, through the link
+		 * it made to where it kept it: under another name, maybe */
+		if (strcmp(other, rel) != 0) {
+			free(*where);
+			if (asprintf(where, "%s/.debug/%s/%s/%s", home, other,
+				     build_id, name) < 0)
+				kp_die("out of memory");
+			fd = walk(dir, other, strlen(other), build_id, name);
+		}
+		free(other);
+	}
+	err = errno;
+	close(dir);
+	errno = err;
+	return fd;
 }

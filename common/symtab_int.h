@@ -32,6 +32,12 @@ struct kp_symtab {
 	size_t n, cap;
 	struct kp_symtab_best *best;
 	size_t nbest;
+	/* where a lookup searches: bucket k of the addresses from lo on,
+	 * 2^shift bytes each, starts at best[bucket[k]] (NULL: everywhere) */
+	uint32_t *bucket;
+	size_t nbucket;
+	uint64_t bucket_lo;
+	unsigned bucket_shift;
 	bool sorted;
 	struct arena_block *arena;
 	const char *last_mod;
@@ -40,5 +46,8 @@ struct kp_symtab {
 
 void kp_symtab_seterr(struct kp_symtab *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* kp_symtab_add of name[0..len), no module. */
+void kp_symtab_add_n(struct kp_symtab *st, uint64_t addr, uint64_t size,
+		     char type, const char *name, size_t len);
 
 #endif /* KP_SYMTAB_INT_H */

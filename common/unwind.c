@@ -107,7 +107,7 @@ ufile_get(struct kp_unwind *u, const struct kp_map *m)
 {
 	size_t h = (size_t)(kp_hash(&m->path, sizeof(m->path)) & 255);
 	struct ufile *f;
-	char *id;
+	char *id, *where;
 	bool same;
 
 	for (f = u->files[h]; f; f = f->next)
@@ -119,20 +119,44 @@ ufile_get(struct kp_unwind *u, const struct kp_map *m)
 	f->next = u->files[h];
 	u->files[h] = f;
 	f->fd = kp_open_regular(f->path, 0);
-	if (f->fd < 0)
-		return NULL;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
-		goto bad;
-	if (f->build_id) {
+	if (f->fd >= 0) {
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
+			goto bad;
+	}
+	if (f->fd >= 0 && f->build_id) {
 		/* the file sampled, not one rebuilt since (the resolver
 		 * says so once, naming it) */
+		id = kp_elf_build_id_of(f->elf);
+		same = id && strcmp(id, f->build_id) == 0;
+		free(id);
+		if (!same) {
+			elf_end(f->elf);
+			f->elf = NULL;
+			close(f->fd);
+			f->fd = -1;
+		}
+	}
+	if (f->fd < 0 && f->build_id) {
+		/* gone or rebuilt: the copy perf's build-id cache kept, as
+		 * perf's libunwind reads it (dso__data_fd, the cache first;
+		 * the resolver says when one cannot be used) */
+		f->fd = kp_buildid_cache_open(f->path, f->build_id, "elf",
+					      &where);
+		free(where);
+		if (f->fd < 0)
+			return NULL;
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
+			goto bad;
 		id = kp_elf_build_id_of(f->elf);
 		same = id && strcmp(id, f->build_id) == 0;
 		free(id);
 		if (!same)
 			goto bad;
 	}
+	if (f->fd < 0)
+		return NULL;
 	return f;
 bad:
 	if (f->elf)

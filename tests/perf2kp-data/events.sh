@@ -5,7 +5,9 @@
 #   (perf report: cpu-clock 1098, page-faults 289), every event named
 #   with its count on stderr, the kept one in "# event:"; --event picks;
 #   an event that is not there is said;
-# - perf's hidden dummy event of an -a capture is not an event;
+# - perf's hidden dummy event of an -a capture is not an event; a file
+#   that says it sampled (it cannot) has its samples named, and kept
+#   only when no other event has any, or with --event;
 # - -c fixed period: the attr's period is each sample's weight;
 # - the header's metadata: hostname, kernel, cpus, command, build-id,
 #   lost, throttled, samples, frequency or period;
@@ -64,6 +66,52 @@ want "file mode through a pipe: what to do" \
 	"perf2kp: <stdin>: a perf.data file (not 'perf record -o -' pipe output) must be a regular file: name it as an operand" \
 	"$(cat "$t/err")"
 want "file mode through a pipe: nothing written" "0" "$(wc -c < "$t/out")"
+
+# samples that say they are the dummy event's (its ids 108 and 109 in
+# perfdata-a-g.data, cpu-clock's 106 and 107): the first K, or all
+if command -v python3 > /dev/null; then
+	dummy() { # K (-1: all), out
+		python3 - "$S/perfdata-a-g.data" "$2" "$1" <<'PY2'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+k = int(sys.argv[3])
+off, size = struct.unpack_from("<QQ", d, 40)
+end, n = off + size, 0
+while off < end:
+    typ, misc, sz = struct.unpack_from("<IHH", d, off)
+    if typ == 9 and (k < 0 or n < k):  # IP TID TIME ID ...: ID at 32
+        i, = struct.unpack_from("<Q", d, off + 32)
+        struct.pack_into("<Q", d, off + 32, i + 2)
+        n += 1
+    off += sz
+open(sys.argv[2], "wb").write(d)
+PY2
+	}
+	n=$(meta samples "$t/ag")
+	dummy 10 "$t/d10"
+	perf2kp --kallsyms "$t/kallsyms" "$t/d10" > "$t/d10.kp" 2> "$t/d10.err"
+	want "10 dummy samples: named" \
+		"perf2kp: $t/d10: cpu-clock:pppH $((n - 10)) samples, dummy:HG 10: kept cpu-clock:pppH; --event to choose" \
+		"$(grep ": kept " "$t/d10.err")"
+	want "10 dummy samples: the rest kept" $((n - 10)) "$(kp-inclusive --format tsv "$t/d10.kp" | sed -n "s/^# total: //p")"
+	dummy $((n - 10)) "$t/dmost"
+	perf2kp --kallsyms "$t/kallsyms" "$t/dmost" > "$t/dmost.kp" 2> "$t/dmost.err"
+	want "more dummy samples than others: the others kept" \
+		"perf2kp: $t/dmost: cpu-clock:pppH 10 samples, dummy:HG $((n - 10)): kept cpu-clock:pppH; --event to choose" \
+		"$(grep ": kept " "$t/dmost.err")"
+	want "more dummy samples than others: 10 kept" 10 "$(kp-inclusive --format tsv "$t/dmost.kp" | sed -n "s/^# total: //p")"
+	perf2kp --kallsyms "$t/kallsyms" --event dummy:HG "$t/dmost" 2> /dev/null | kp-fold | sort > "$t/dmost.fold"
+	dummy -1 "$t/dall"
+	perf2kp --kallsyms "$t/kallsyms" "$t/dall" > "$t/dall.kp" 2> "$t/dall.err"
+	want "only dummy samples: kept" \
+		"perf2kp: $t/dall: cpu-clock:pppH 0 samples, dummy:HG $n: kept dummy:HG; --event to choose" \
+		"$(grep ": kept " "$t/dall.err")"
+	want "only dummy samples: the stacks of all" "" \
+		"$(cmp <(kp-fold < "$t/dall.kp" | sort) <(kp-fold < "$t/ag" | sort) 2>&1)"
+	want "--event dummy:HG: its stacks" "$((n - 10))" "$(awk '{ s += $NF } END { print s }' "$t/dmost.fold")"
+else
+	echo "not checked: samples of the dummy event (no python3)"
+fi
 
 # C++: cc1 is in the fixed-period capture
 perf2kp --kallsyms "$t/kallsyms" --raw-names "$S/perfdata-fixed-period.data" 2> /dev/null | kp-fold > "$t/dm"

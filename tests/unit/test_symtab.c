@@ -1,4 +1,5 @@
 /* test_symtab.c - unit tests of common/symtab.c: kallsyms, System.map, lookups */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 
 #include "kp.h"
 #include "symtab.h"
+#include "symtab_int.h"
 
 #include "check.h"
 
@@ -195,6 +197,60 @@ test_add(void)
 	kp_symtab_free(st);
 }
 
+/*
+ * A large table (its lookups narrowed to a bucket of addresses) answers
+ * as a plain search of it does: symbols of pseudo-random addresses and
+ * sizes, some nested, some sharing an address, added out of order;
+ * every address around each looked up with and without RETADDR.
+ */
+static void
+test_large(void)
+{
+	struct kp_symtab *st = kp_symtab_new();
+	struct kp_sym s, r;
+	uint64_t x = 88172645463325252ull, addr[3000], size[3000], a;
+	char name[32];
+	size_t i, j, k, bad = 0;
+	bool found;
+
+	for (i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		addr[i] = i % 7 == 3 ? addr[i - 1] : 0x400000 + x % 0x100000;
+		size[i] = i % 5 == 0 ? 0 : 1 + x % 0x300;
+		snprintf(name, sizeof(name), "f%zu", i);
+		kp_symtab_add(st, addr[i], size[i], i % 3 ? 't' : 'T', name,
+			      NULL);
+	}
+	kp_symtab_add(st, 0xffffffff81000000ull, 0, 'T', "far", NULL);
+	kp_symtab_sort(st);
+	for (i = 0; i < 3000; i++) {
+		for (k = 0; k < 6; k++) {
+			a = addr[i] + k * 97 - 1;
+			for (j = 0; j < 2; j++) {
+				found = kp_symtab_lookup(st, a, (unsigned)j, &s);
+				/* the reference: a table of one bucket */
+				{
+					struct kp_symtab copy = *st;
+
+					copy.bucket = NULL;
+					if (found != kp_symtab_lookup(&copy, a,
+								      (unsigned)j,
+								      &r) ||
+					    (found && (s.addr != r.addr ||
+						       s.name != r.name ||
+						       s.size != r.size)))
+						bad++;
+				}
+			}
+		}
+	}
+	CHECK(bad == 0);
+	CHECK(kp_symtab_lookup(st, 0x300000, 0, &s) == false);
+	CHECK(kp_symtab_lookup(st, 0xffffffff81000010ull, 0, &s) &&
+	      strcmp(s.name, "far") == 0);
+	kp_symtab_free(st);
+}
+
 int
 main(void)
 {
@@ -202,5 +258,6 @@ main(void)
 	test_kallsyms();
 	test_bad();
 	test_add();
+	test_large();
 	return CHECK_DONE();
 }
