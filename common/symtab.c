@@ -371,20 +371,12 @@ fill(const struct kp_symtab *st, const struct kp_symtab_best *b,
 	sym->type = e->type;
 }
 
-bool
-kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr, unsigned flags,
-		 struct kp_sym *sym)
+/* The symbol that holds address a, or NULL. */
+static const struct kp_symtab_best *
+holding(const struct kp_symtab *st, uint64_t a)
 {
-	uint64_t a = addr;
-	size_t lo = 0, hi, i, tries;
+	size_t lo = 0, hi = st->nbest, i, tries;
 
-	if (!st->sorted) {
-		/* the caller forgot kp_symtab_sort(): a bug, not bad input */
-		kp_die("kp_symtab_lookup on an unsorted table");
-	}
-	if ((flags & KP_SYMTAB_RETADDR) && a > 0)
-		a--;
-	hi = st->nbest;
 	if (st->bucket && a >= st->bucket_lo) {
 		uint64_t k = (a - st->bucket_lo) >> st->bucket_shift;
 
@@ -406,16 +398,44 @@ kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr, unsigned flags,
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return false;
 	/* a symbol nested in a larger one may end before a: look back */
-	for (i = lo, tries = 0; i-- > 0 && tries < 8; tries++) {
-		if (a < st->best[i].end) {
-			fill(st, &st->best[i], addr, sym);
-			return true;
-		}
+	for (i = lo, tries = 0; i-- > 0 && tries < 8; tries++)
+		if (a < st->best[i].end)
+			return &st->best[i];
+	return NULL;
+}
+
+bool
+kp_symtab_lookup(const struct kp_symtab *st, uint64_t addr, unsigned flags,
+		 struct kp_sym *sym)
+{
+	const struct kp_symtab_best *b;
+
+	if (!st->sorted) {
+		/* the caller forgot kp_symtab_sort(): a bug, not bad input */
+		kp_die("kp_symtab_lookup on an unsorted table");
 	}
-	return false;
+	if (!(flags & KP_SYMTAB_RETADDR) || addr == 0) {
+		b = holding(st, addr);
+	} else {
+		/*
+		 * A return address is looked up at addr - 1, the call.  But
+		 * no call is made from a function's padding (the kernel's
+		 * __pfx_NAME, the 16 bytes before NAME): a return address at
+		 * NAME's first byte there is a retpoline's (the thunk's
+		 * "ret" goes to the target it wrote over its own return
+		 * address: write_null from __x86_indirect_thunk_rax), and
+		 * names NAME.
+		 */
+		b = holding(st, addr - 1);
+		if (b && b->end == addr &&
+		    strncmp(st->ents[b->ent].name, "__pfx_", 6) == 0)
+			b = holding(st, addr);
+	}
+	if (!b)
+		return false;
+	fill(st, b, addr, sym);
+	return true;
 }
 
 bool

@@ -73,6 +73,12 @@ test_kallsyms(void)
 	CHECK(kp_symtab_lookup(st, 0xffffffff81001040, KP_SYMTAB_RETADDR, &s));
 	CHECK(strcmp(s.name, "x86_64_start_reservations") == 0 &&
 	      s.off == 0x30 && s.size == 0x30);
+	/* a retpoline's return address, a function's first byte: not its
+	 * padding before (no call is made from __pfx_clear_bss) */
+	CHECK(kp_symtab_lookup(st, 0xffffffff81001050, KP_SYMTAB_RETADDR, &s));
+	CHECK(strcmp(s.name, "clear_bss") == 0 && s.off == 0);
+	CHECK(kp_symtab_lookup(st, 0xffffffff8100104f, KP_SYMTAB_RETADDR, &s));
+	CHECK(strcmp(s.name, "__pfx_clear_bss") == 0 && s.off == 0xf);
 
 	/* the last alias listed is the one with a size, whatever its type */
 	CHECK(kp_symtab_lookup(st, 0xffffffff81001100, 0, &s));
