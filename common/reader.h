@@ -27,11 +27,25 @@ struct kp_reader *kp_reader_open(const char *path);
  */
 extern bool kp_refuse_foreign;
 /*
+ * kp_reader_next reads lines in their plain form straight from the input
+ * buffer, guessing each frame line from the one before; when this is
+ * false every line takes the path that reads any line (the tests compare
+ * the two).  The records, messages and line numbers are the same.
+ */
+extern bool kp_reader_fast;
+/*
  * The next record, or NULL at the end of the input.  The stack and its
  * frame array are valid until the next call.  Metadata lines go to
  * kp_meta_*; malformed records are skipped with kp_input_skip.
  */
 const struct kp_stack *kp_reader_next(struct kp_reader *rd);
+/*
+ * The ids of the frames of the record kp_reader_next returned last:
+ * ids[i] is frames[i]->id.  A filter that keeps what it derives from a
+ * frame in an array by id (kp_frame.id) looks there without reading the
+ * frame itself, which on a real capture is mostly out of the cache.
+ */
+const uint32_t *kp_reader_ids(const struct kp_reader *rd);
 struct kp_input *kp_reader_input(struct kp_reader *rd);
 void kp_reader_close(struct kp_reader *rd);
 
