@@ -106,6 +106,13 @@ void kp_profile_keys(struct kp_profile *p, const struct kp_frame *const *frames,
 /* Count one stack (leaf first): inclusive once per key, exclusive leaf. */
 void kp_profile_add(struct kp_profile *p, const struct kp_frame *const *frames,
 		    size_t n, uint64_t count);
+/*
+ * kp_profile_add given the frames' ids as well (kp_reader_ids): a frame
+ * whose key is known is not read.
+ */
+void kp_profile_add_ids(struct kp_profile *p,
+			const struct kp_frame *const *frames,
+			const uint32_t *ids, size_t n, uint64_t count);
 /* Count every stack of agg. */
 void kp_profile_add_agg(struct kp_profile *p, const struct kp_agg *agg);
 

@@ -104,7 +104,9 @@ count(int nfiles, char **files)
 				f = kp_context_frame(st->frames, st->n);
 				kp_profile_add(p, &f, 1, st->count);
 			} else {
-				kp_profile_add(p, st->frames, st->n, st->count);
+				kp_profile_add_ids(p, st->frames,
+						   kp_reader_ids(rd), st->n,
+						   st->count);
 			}
 		}
 		kp_reader_close(rd);
