@@ -231,23 +231,6 @@ hint_entry(const struct kp_agg *agg, uint64_t h)
 		}
 }
 
-/* A frame's key, memoized by frame id (the keys are interned too). */
-struct keyer {
-	kp_frame_key_fn key;
-	const struct kp_frame **memo;
-	size_t cap;
-};
-
-static const struct kp_frame *
-key_of(struct keyer *k, const struct kp_frame *f, uint32_t id)
-{
-	if (id < k->cap && k->memo[id])
-		return k->memo[id];
-	k->memo = kp_grow_for(k->memo, &k->cap, sizeof(*k->memo), id);
-	k->memo[id] = k->key(f);
-	return k->memo[id];
-}
-
 /*
  * The records of rd into agg, each added two records after it is read:
  * its slot in the index is fetched from memory as it is read, its entry
@@ -257,11 +240,10 @@ key_of(struct keyer *k, const struct kp_frame *f, uint32_t id)
  * the order they are read; only when changes.
  */
 static void
-read_into(struct kp_agg *agg, struct kp_reader *rd, struct keyer *k)
+read_into(struct kp_agg *agg, struct kp_reader *rd)
 {
 	struct behind q[3], *b;
 	const struct kp_stack *st;
-	const uint32_t *ids;
 	size_t i = 0, j;
 
 	memset(q, 0, sizeof(q));
@@ -272,14 +254,7 @@ read_into(struct kp_agg *agg, struct kp_reader *rd, struct keyer *k)
 			b->frames = kp_xrealloc(b->frames,
 						b->cap * sizeof(*b->frames));
 		}
-		if (k) {
-			ids = kp_reader_ids(rd);
-			for (j = 0; j < st->n; j++)
-				b->frames[j] = key_of(k, st->frames[j], ids[j]);
-		} else {
-			memcpy(b->frames, st->frames,
-			       st->n * sizeof(*st->frames));
-		}
+		memcpy(b->frames, st->frames, st->n * sizeof(*st->frames));
 		b->n = st->n;
 		b->count = st->count;
 		b->h = kp_hash(b->frames, b->n * sizeof(*b->frames));
@@ -304,25 +279,24 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 
-	read_into(agg, rd, NULL);
+	read_into(agg, rd);
 	kp_reader_close(rd);
 }
 
 static void
-read_keyed(struct kp_agg *agg, const char *path, struct keyer *k)
+read_keyed(struct kp_agg *agg, const char *path, kp_frame_key_fn key)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 
-	read_into(agg, rd, k);
+	kp_reader_set_key(rd, key);
+	read_into(agg, rd);
 	kp_reader_close(rd);
 }
-
 
 static struct kp_agg *
 read_files(int nfiles, char **files, kp_frame_key_fn key)
 {
 	struct kp_agg *agg = kp_agg_new();
-	struct keyer k = { .key = key };
 	const char *path;
 	int i;
 
@@ -330,12 +304,11 @@ read_files(int nfiles, char **files, kp_frame_key_fn key)
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		path = nfiles ? files[i] : "-";
 		if (key)
-			read_keyed(agg, path, &k);
+			read_keyed(agg, path, key);
 		else
 			kp_agg_read(agg, path);
 		kp_agg_check_total(agg, path);
 	}
-	free(k.memo);
 	return agg;
 }
 

@@ -269,6 +269,34 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 }
 
 /*
+ * What make_key reads of a frame: the symbol, and the module where the
+ * key names it (no symbol, "[unknown]", KP_BY_MODULE, with_module); the
+ * address and offset where the key has them.  KP_BY_ADDRESS falls back
+ * to KP_BY_OFFSET's name, which needs the same fields.
+ */
+const struct kp_frame *
+kp_profile_reduce(const struct kp_frame *f, enum kp_by by, bool with_module)
+{
+	static const char *unknown;
+	struct kp_frame g;
+
+	if (!unknown)
+		unknown = kp_intern_str("[unknown]");
+	memset(&g, 0, sizeof(g));
+	g.sym = f->sym;
+	if (!f->sym || f->sym == unknown || with_module || by != KP_BY_FUNCTION)
+		g.module = f->module;
+	if (by == KP_BY_ADDRESS || by == KP_BY_OFFSET) {
+		g.flags = f->flags & (KP_F_ADDR | KP_F_OFF);
+		if (g.flags & KP_F_ADDR)
+			g.addr = f->addr;
+		if (g.flags & KP_F_OFF)
+			g.off = f->off;
+	}
+	return kp_frame_intern(&g);
+}
+
+/*
  * A frame's key, by the frame's id (an array, not a table keyed by
  * pointer: on a real capture most frames are looked up cold, and the
  * array of 4-byte keys stays in the cache where a table did not).

@@ -83,6 +83,7 @@ struct kp_reader {
 	size_t n, cap;
 	bool bad; /* the current record holds a rejected line */
 	struct kp_stack st;
+	kp_frame_key_fn key; /* kp_reader_set_key's, or NULL */
 	/* the line cache */
 	struct line_slot *tab;
 	unsigned bits; /* the table has 1 << bits slots */
@@ -181,6 +182,12 @@ struct kp_input *
 kp_reader_input(struct kp_reader *rd)
 {
 	return rd->in;
+}
+
+void
+kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key)
+{
+	rd->key = key;
 }
 
 const uint32_t *
@@ -321,7 +328,7 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 	*ref = 0;
 	if (kp_frame_parse(s, len, &f, why) < 0)
 		return NULL;
-	fp = kp_frame_intern(&f);
+	fp = rd->key ? rd->key(&f) : kp_frame_intern(&f);
 	if (rd->nents < MAX_CACHED_LINES && len <= MAX_CACHED_LEN) {
 		*ref = ent_alloc(rd, offsetof(struct line_ent, text) + len);
 		e = ent_at(rd, *ref);
@@ -371,6 +378,8 @@ hex_list(struct kp_reader *rd, const char *s, size_t len)
 			p++;
 		kp_parse_u64(tok, (size_t)(p - tok), 16, &addr);
 		f = kp_frame_make(addr, KP_F_ADDR, NULL, NULL);
+		if (rd->key)
+			f = rd->key(f);
 		push(rd, f, f->id);
 	}
 	return true;

@@ -40,6 +40,19 @@ extern bool kp_reader_fast;
  */
 const struct kp_stack *kp_reader_next(struct kp_reader *rd);
 /*
+ * A filter that needs less of a frame than the line holds (kp-fold names
+ * a frame by its function) has the reader give key(frame) in place of
+ * each frame: lines that read as one key then give one pointer, so that
+ * records that differ only in what the filter ignores merge as they are
+ * read, and the frames themselves are not interned.  key is called once
+ * per distinct line, with the frame the line reads as (its strings
+ * interned, not the frame: its id is not set), and returns an interned
+ * frame; it must depend on the frame's fields alone.  Before the first
+ * kp_reader_next.
+ */
+typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
+void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
+/*
  * The ids of the frames of the record kp_reader_next returned last:
  * ids[i] is frames[i]->id.  A filter that keeps what it derives from a
  * frame in an array by id (kp_frame.id) looks there without reading the
