@@ -2,8 +2,8 @@
  * profile.c - per-key inclusive/exclusive counts, call edges and
  * caller/callee trees over aggregated stacks (profile.h has the rules).
  *
- * Frames are interned, so a frame pointer maps to its key once through
- * a pointer-keyed table; a key is found by its (interned) name and
+ * Frames are interned, so a frame maps to its key once, through an
+ * array by the frame's id; a key is found by its (interned) name and
  * module pointers.  "Once per stack" is a stamp per key (or edge): the
  * number of the stack that last counted it.
  */

@@ -50,7 +50,7 @@
 #define ENT_CHUNK ((size_t)8 << ENT_SHIFT) /* 1 MiB */
 
 struct line_ent {
-	const struct kp_frame *f;
+	const struct kp_frame *f; /* the line's frame, or its key */
 	uint32_t id;  /* f->id, read here where the text is compared */
 	uint16_t len;
 	char text[]; /* trimmed: no blank at either end, no \r at the end */

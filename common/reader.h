@@ -27,10 +27,10 @@ struct kp_reader *kp_reader_open(const char *path);
  */
 extern bool kp_refuse_foreign;
 /*
- * kp_reader_next reads lines in their plain form straight from the input
- * buffer, guessing each frame line from the one before; when this is
- * false every line takes the path that reads any line (the tests compare
- * the two).  The records, messages and line numbers are the same.
+ * kp_reader_next reads the lines that are whole in the input buffer
+ * where they lie, some ahead (reader.c); when this is false every line
+ * takes the path that reads any line (the tests compare the two).  The
+ * records, messages and line numbers are the same.
  */
 extern bool kp_reader_fast;
 /*
@@ -44,11 +44,11 @@ const struct kp_stack *kp_reader_next(struct kp_reader *rd);
  * a frame by its function) has the reader give key(frame) in place of
  * each frame: lines that read as one key then give one pointer, so that
  * records that differ only in what the filter ignores merge as they are
- * read, and the frames themselves are not interned.  key is called once
- * per distinct line, with the frame the line reads as (its strings
- * interned, not the frame: its id is not set), and returns an interned
- * frame; it must depend on the frame's fields alone.  Before the first
- * kp_reader_next.
+ * read, and the frames themselves are not interned.  key is called for
+ * each distinct line (for each occurrence of a line the cache does not
+ * keep), with the frame the line reads as, its strings interned but not
+ * itself (its id means nothing), and returns an interned frame.  Before
+ * the first kp_reader_next.
  */
 typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
 void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
