@@ -49,13 +49,15 @@ add_total(struct kp_agg *agg, uint64_t count)
 	}
 }
 
-/* The entry of the stack, counted; NULL if its count would overflow. */
+/*
+ * The entry of the stack, of hash h (kp_hash of its frames), counted;
+ * NULL if its count would overflow.
+ */
 static struct agg_ent *
-add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
-    uint64_t count)
+add_hashed(struct kp_agg *agg, const struct kp_frame *const *frames,
+	   size_t n, uint64_t count, uint64_t h)
 {
 	size_t keylen = n * sizeof(*frames), j, mask;
-	uint64_t h = kp_hash(frames, keylen);
 	struct agg_ent *e;
 	const struct kp_frame **copy;
 
@@ -93,6 +95,14 @@ add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
 	}
 	add_total(agg, count);
 	return e;
+}
+
+static struct agg_ent *
+add(struct kp_agg *agg, const struct kp_frame *const *frames, size_t n,
+    uint64_t count)
+{
+	return add_hashed(agg, frames, n, count,
+			  kp_hash(frames, n * sizeof(*frames)));
 }
 
 int
@@ -181,53 +191,96 @@ kp_agg_sort(struct kp_agg *agg, int (*cmp)(const void *, const void *))
 		qsort(agg->order, agg->len, sizeof(*agg->order), cmp);
 }
 
+/* A record read, waiting to be added (read_into). */
+struct behind {
+	const struct kp_frame **frames;
+	size_t n, cap;
+	uint64_t count, h;
+};
+
+/* Fetch the index slot of a stack of hash h. */
+static void
+hint_slot(const struct kp_agg *agg, uint64_t h)
+{
+	if (agg->index.tab)
+		__builtin_prefetch(&agg->index.tab[h & (agg->index.cap - 1)]);
+}
+
+/* Fetch the entry the index holds under hash h, if any (hint_slot's). */
+static void
+hint_entry(const struct kp_agg *agg, uint64_t h)
+{
+	size_t mask = agg->index.cap - 1, j;
+
+	if (!agg->index.tab)
+		return;
+	for (j = h & mask; agg->index.tab[j].p; j = (j + 1) & mask)
+		if (agg->index.tab[j].hash == h) {
+			__builtin_prefetch(agg->index.tab[j].p);
+			__builtin_prefetch((char *)agg->index.tab[j].p + 64);
+			return;
+		}
+}
+
+/*
+ * The records of rd into agg, each added two records after it is read:
+ * its slot in the index is fetched from memory as it is read, its entry
+ * as the next one is, and by the time it is added both are in the
+ * cache (on a real capture the index and its entries are megabytes,
+ * and each record waited for memory twice).  The records are added in
+ * the order they are read; only when changes.
+ */
+static void
+read_into(struct kp_agg *agg, struct kp_reader *rd)
+{
+	struct behind q[3], *b;
+	const struct kp_stack *st;
+	size_t i = 0, j;
+
+	memset(q, 0, sizeof(q));
+	for (; (st = kp_reader_next(rd)) != NULL; i++) {
+		b = &q[i % 3];
+		if (b->cap < st->n) {
+			b->cap = st->n * 2;
+			b->frames = kp_xrealloc(b->frames,
+						b->cap * sizeof(*b->frames));
+		}
+		memcpy(b->frames, st->frames, st->n * sizeof(*st->frames));
+		b->n = st->n;
+		b->count = st->count;
+		b->h = kp_hash(b->frames, b->n * sizeof(*b->frames));
+		hint_slot(agg, b->h);
+		if (i >= 1)
+			hint_entry(agg, q[(i - 1) % 3].h);
+		if (i >= 2) {
+			b = &q[(i - 2) % 3];
+			add_hashed(agg, b->frames, b->n, b->count, b->h);
+		}
+	}
+	for (j = i >= 2 ? i - 2 : 0; j < i; j++) {
+		b = &q[j % 3];
+		add_hashed(agg, b->frames, b->n, b->count, b->h);
+	}
+	for (j = 0; j < 3; j++)
+		free(q[j].frames);
+}
+
 void
 kp_agg_read(struct kp_agg *agg, const char *path)
 {
 	struct kp_reader *rd = kp_reader_open(path);
-	const struct kp_stack *st;
 
-	while ((st = kp_reader_next(rd)) != NULL)
-		kp_agg_add_or_skip(agg, kp_reader_input(rd), st->frames, st->n,
-				   st->count);
+	read_into(agg, rd);
 	kp_reader_close(rd);
 }
 
-/* A frame's key, memoized by frame id (the keys are interned too). */
-struct keyer {
-	kp_frame_key_fn key;
-	const struct kp_frame **memo;
-	size_t cap;
-	const struct kp_frame **tmp;
-	size_t tmpcap;
-};
-
-static const struct kp_frame *
-key_of(struct keyer *k, const struct kp_frame *f)
-{
-	k->memo = kp_grow_for(k->memo, &k->cap, sizeof(*k->memo), f->id);
-	if (!k->memo[f->id])
-		k->memo[f->id] = k->key(f);
-	return k->memo[f->id];
-}
-
 static void
-read_keyed(struct kp_agg *agg, const char *path, struct keyer *k)
+read_keyed(struct kp_agg *agg, const char *path, kp_frame_key_fn key)
 {
 	struct kp_reader *rd = kp_reader_open(path);
-	const struct kp_stack *st;
-	size_t i;
 
-	while ((st = kp_reader_next(rd)) != NULL) {
-		if (st->n > k->tmpcap) {
-			k->tmpcap = st->n * 2;
-			k->tmp = kp_xrealloc(k->tmp, k->tmpcap * sizeof(*k->tmp));
-		}
-		for (i = 0; i < st->n; i++)
-			k->tmp[i] = key_of(k, st->frames[i]);
-		kp_agg_add_or_skip(agg, kp_reader_input(rd), k->tmp, st->n,
-				   st->count);
-	}
+	kp_reader_set_key(rd, key);
+	read_into(agg, rd);
 	kp_reader_close(rd);
 }
 
@@ -235,7 +288,6 @@ static struct kp_agg *
 read_files(int nfiles, char **files, kp_frame_key_fn key)
 {
 	struct kp_agg *agg = kp_agg_new();
-	struct keyer k = { .key = key };
 	const char *path;
 	int i;
 
@@ -243,13 +295,11 @@ read_files(int nfiles, char **files, kp_frame_key_fn key)
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		path = nfiles ? files[i] : "-";
 		if (key)
-			read_keyed(agg, path, &k);
+			read_keyed(agg, path, key);
 		else
 			kp_agg_read(agg, path);
 		kp_agg_check_total(agg, path);
 	}
-	free(k.memo);
-	free(k.tmp);
 	return agg;
 }
 

@@ -14,6 +14,7 @@
 
 #include "input.h"
 #include "frame.h"
+#include "reader.h"
 
 struct kp_agg;
 
@@ -74,10 +75,8 @@ struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
  * input holds (kp-fold names a frame by its function): each frame is
  * replaced by key(frame) before the stacks merge, so that records that
  * differ only in what the filter ignores (addresses, offsets) merge as
- * they are read.  key is called once per distinct frame; it returns an
- * interned frame.
+ * they are read.  key is the reader's (kp_reader_set_key).
  */
-typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
 struct kp_agg *kp_agg_read_keyed(int nfiles, char **files,
 				 kp_frame_key_fn key);
 void kp_agg_free(struct kp_agg *agg);

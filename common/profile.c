@@ -2,8 +2,8 @@
  * profile.c - per-key inclusive/exclusive counts, call edges and
  * caller/callee trees over aggregated stacks (profile.h has the rules).
  *
- * Frames are interned, so a frame pointer maps to its key once through
- * a pointer-keyed table; a key is found by its (interned) name and
+ * Frames are interned, so a frame maps to its key once, through an
+ * array by the frame's id; a key is found by its (interned) name and
  * module pointers.  "Once per stack" is a stamp per key (or edge): the
  * number of the stack that last counted it.
  */
@@ -18,11 +18,16 @@ struct kslot {
 	uint32_t key;
 };
 
+/* A key, and the last stack that counted it, side by side: one miss */
+struct pkey {
+	struct kp_pkey k;
+	uint64_t stamp;
+};
+
 struct kp_profile {
 	enum kp_by by;
 	bool with_module;
-	struct kp_pkey *keys;
-	uint64_t *stamp; /* per key: the last stack that counted it */
+	struct pkey *keys;
 	size_t len, cap;
 	uint32_t *fkey; /* frame id -> key + 1 (0: not yet keyed) */
 	size_t fcap;
@@ -35,6 +40,8 @@ struct kp_profile {
 	char *nb; /* scratch name */
 	size_t ncap;
 	const char *unknown; /* interned "[unknown]" */
+	const char *last_mod, *last_norm; /* module_norm's last */
+	bool last_norm_set;
 };
 
 static const char *const by_names[] = {
@@ -99,7 +106,6 @@ kp_profile_free(struct kp_profile *p)
 	if (!p)
 		return;
 	free(p->keys);
-	free(p->stamp);
 	free(p->fkey);
 	free(p->ktab);
 	free(p->kbuf);
@@ -141,11 +147,9 @@ key_for(struct kp_profile *p, const char *name, const char *module)
 	if (p->len == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 1024;
 		p->keys = kp_xrealloc(p->keys, p->cap * sizeof(*p->keys));
-		p->stamp = kp_xrealloc(p->stamp, p->cap * sizeof(*p->stamp));
 	}
 	id = (uint32_t)p->len++;
-	p->keys[id] = (struct kp_pkey){ name, module, 0, 0 };
-	p->stamp[id] = 0;
+	p->keys[id] = (struct pkey){ { name, module, 0, 0 }, 0 };
 	p->ktab[j] = (struct kslot){ name, module, id };
 	if (p->len * 2 > p->kcap)
 		ktab_grow(p);
@@ -193,11 +197,29 @@ sym_off(struct kp_profile *p, const struct kp_frame *f)
 	return kp_intern(p->nb, n);
 }
 
+/*
+ * kp_module_norm(m), when a key holds its module (KP_BY_MODULE, or
+ * with_module), else NULL.  Frames come module by module, so the last
+ * one is kept: the norm interns a string.
+ */
+static const char *
+module_norm(struct kp_profile *p, const char *m)
+{
+	if (p->by != KP_BY_MODULE && !p->with_module)
+		return NULL;
+	if (m != p->last_mod || !p->last_norm_set) {
+		p->last_mod = m;
+		p->last_norm = kp_module_norm(m);
+		p->last_norm_set = true;
+	}
+	return p->last_norm;
+}
+
 static uint32_t
 make_key(struct kp_profile *p, const struct kp_frame *f)
 {
 	const char *sym = f->sym == p->unknown ? NULL : f->sym;
-	const char *mod = kp_module_norm(f->module);
+	const char *mod = module_norm(p, f->module);
 	const char *name, *rest;
 	size_t n;
 
@@ -243,7 +265,35 @@ make_key(struct kp_profile *p, const struct kp_frame *f)
 		name = sym ? sym : bracket_module(p, f->module);
 		break;
 	}
-	return key_for(p, name, p->with_module ? mod : NULL);
+	return key_for(p, name, mod);
+}
+
+/*
+ * What make_key reads of a frame: the symbol, and the module where the
+ * key names it (no symbol, "[unknown]", KP_BY_MODULE, with_module); the
+ * address and offset where the key has them.  KP_BY_ADDRESS falls back
+ * to KP_BY_OFFSET's name, which needs the same fields.
+ */
+const struct kp_frame *
+kp_profile_reduce(const struct kp_frame *f, enum kp_by by, bool with_module)
+{
+	static const char *unknown;
+	struct kp_frame g;
+
+	if (!unknown)
+		unknown = kp_intern_str("[unknown]");
+	memset(&g, 0, sizeof(g));
+	g.sym = f->sym;
+	if (!f->sym || f->sym == unknown || with_module || by != KP_BY_FUNCTION)
+		g.module = f->module;
+	if (by == KP_BY_ADDRESS || by == KP_BY_OFFSET) {
+		g.flags = f->flags & (KP_F_ADDR | KP_F_OFF);
+		if (g.flags & KP_F_ADDR)
+			g.addr = f->addr;
+		if (g.flags & KP_F_OFF)
+			g.off = f->off;
+	}
+	return kp_frame_intern(&g);
 }
 
 /*
@@ -293,13 +343,44 @@ kp_profile_add(struct kp_profile *p, const struct kp_frame *const *frames,
 	p->epoch++;
 	for (i = 0; i < n; i++) {
 		k = kp_profile_key(p, frames[i]);
-		if (p->stamp[k] == p->epoch)
+		if (p->keys[k].stamp == p->epoch)
 			continue;
-		p->stamp[k] = p->epoch;
-		p->keys[k].incl = sat_add(p->keys[k].incl, count);
+		p->keys[k].stamp = p->epoch;
+		p->keys[k].k.incl = sat_add(p->keys[k].k.incl, count);
 	}
 	k = kp_profile_key(p, frames[0]);
-	p->keys[k].excl = sat_add(p->keys[k].excl, count);
+	p->keys[k].k.excl = sat_add(p->keys[k].k.excl, count);
+}
+
+/* kp_profile_key by the frame's id, the frame read only for a new key */
+static inline uint32_t
+key_of_id(struct kp_profile *p, const struct kp_frame *f, uint32_t id)
+{
+	if (id < p->fcap && p->fkey[id])
+		return p->fkey[id] - 1;
+	return kp_profile_key(p, f);
+}
+
+void
+kp_profile_add_ids(struct kp_profile *p, const struct kp_frame *const *frames,
+		   const uint32_t *ids, size_t n, uint64_t count)
+{
+	size_t i;
+	uint32_t k, leaf;
+
+	p->total = sat_add(p->total, count);
+	if (n == 0)
+		return;
+	p->epoch++;
+	leaf = key_of_id(p, frames[0], ids[0]);
+	for (i = 0; i < n; i++) {
+		k = i ? key_of_id(p, frames[i], ids[i]) : leaf;
+		if (p->keys[k].stamp == p->epoch)
+			continue;
+		p->keys[k].stamp = p->epoch;
+		p->keys[k].k.incl = sat_add(p->keys[k].k.incl, count);
+	}
+	p->keys[leaf].k.excl = sat_add(p->keys[leaf].k.excl, count);
 }
 
 void
@@ -323,7 +404,7 @@ kp_profile_len(const struct kp_profile *p)
 const struct kp_pkey *
 kp_profile_get(const struct kp_profile *p, uint32_t id)
 {
-	return &p->keys[id];
+	return &p->keys[id].k;
 }
 
 uint64_t
@@ -345,10 +426,10 @@ kp_profile_find(const struct kp_profile *p, const char *name,
 	size_t i, found = 0;
 
 	for (i = 0; i < p->len; i++) {
-		if (strcmp(p->keys[i].name, name) != 0)
+		if (strcmp(p->keys[i].k.name, name) != 0)
 			continue;
-		if (module && (!p->keys[i].module ||
-			       strcmp(p->keys[i].module, module) != 0))
+		if (module && (!p->keys[i].k.module ||
+			       strcmp(p->keys[i].k.module, module) != 0))
 			continue;
 		if (found < max)
 			ids[found] = (uint32_t)i;
@@ -392,8 +473,8 @@ static int
 cmp_key(const void *a, const void *b, void *arg)
 {
 	const struct sort_ctx *ctx = arg;
-	const struct kp_pkey *x = &ctx->p->keys[*(const uint32_t *)a];
-	const struct kp_pkey *y = &ctx->p->keys[*(const uint32_t *)b];
+	const struct kp_pkey *x = &ctx->p->keys[*(const uint32_t *)a].k;
+	const struct kp_pkey *y = &ctx->p->keys[*(const uint32_t *)b].k;
 	int c;
 
 	if (ctx->by_excl) {
@@ -701,7 +782,7 @@ cmp_tnode(const void *a, const void *b, void *arg)
 		return 0;
 	if (x->key == KP_KEY_NONE || y->key == KP_KEY_NONE)
 		return x->key == KP_KEY_NONE ? -1 : 1;
-	return cmp_names(&ctx->p->keys[x->key], &ctx->p->keys[y->key]);
+	return cmp_names(&ctx->p->keys[x->key].k, &ctx->p->keys[y->key].k);
 }
 
 void

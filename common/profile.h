@@ -93,6 +93,15 @@ struct kp_profile;
 struct kp_profile *kp_profile_new(enum kp_by by, bool with_module);
 void kp_profile_free(struct kp_profile *p);
 
+/*
+ * f with only what its key under by (and with_module) is made of: the
+ * same key, and one frame for frames that differ in nothing else (a
+ * reader's key, kp_reader_set_key, so that the frames a profile does not
+ * tell apart are not interned one by one).  f need not be interned; the
+ * result is.
+ */
+const struct kp_frame *kp_profile_reduce(const struct kp_frame *f,
+					 enum kp_by by, bool with_module);
 /* The key id of an interned frame (created on first use; cached per
  * frame id). */
 uint32_t kp_profile_key(struct kp_profile *p, const struct kp_frame *f);
@@ -106,6 +115,13 @@ void kp_profile_keys(struct kp_profile *p, const struct kp_frame *const *frames,
 /* Count one stack (leaf first): inclusive once per key, exclusive leaf. */
 void kp_profile_add(struct kp_profile *p, const struct kp_frame *const *frames,
 		    size_t n, uint64_t count);
+/*
+ * kp_profile_add given the frames' ids as well (kp_reader_ids): a frame
+ * whose key is known is not read.
+ */
+void kp_profile_add_ids(struct kp_profile *p,
+			const struct kp_frame *const *frames,
+			const uint32_t *ids, size_t n, uint64_t count);
 /* Count every stack of agg. */
 void kp_profile_add_agg(struct kp_profile *p, const struct kp_agg *agg);
 

@@ -34,22 +34,70 @@
 
 #define MAX_META 10000
 #define MAX_CACHED_LINES (1u << 22)
+#define MAX_CACHED_LEN 4095
 
-/* line text -> interned frame, so each distinct line is parsed once */
+/*
+ * The line cache: line text -> interned frame, so that each distinct
+ * line is parsed once.  Its entries are carved from chunks of ENT_CHUNK
+ * bytes, freed with the reader, and named by a 32-bit reference,
+ * chunk << ENT_SHIFT | offset / 8 (0 is none: no chunk hands out its
+ * first 8 bytes).  Its slots are 8 bytes, a reference and 32 bits of the
+ * hash, half of what a hash and a pointer take: on a real capture
+ * (142,000 distinct lines) its table is 2 MiB, not 4.  The limits keep
+ * every reference in 32 bits.
+ */
+#define ENT_SHIFT 17
+#define ENT_CHUNK ((size_t)8 << ENT_SHIFT) /* 1 MiB */
+
 struct line_ent {
-	const struct kp_frame *f;
-	size_t len;
-	char text[];
+	const struct kp_frame *f; /* the line's frame, or its key */
+	uint32_t id;  /* f->id, read here where the text is compared */
+	uint16_t len;
+	char text[]; /* trimmed: no blank at either end, no \r at the end */
+};
+
+struct line_slot {
+	uint32_t tag; /* the hash's top 32 bits; the home slot is its top bits */
+	uint32_t ref; /* 0: empty */
+};
+
+/*
+ * The lines ahead of the cursor that are whole in the input buffer, in
+ * a ring, so that the cache slot of a frame line is fetched from memory
+ * while the lines before it are read (ahead()).
+ */
+#define AHEAD 16
+
+struct ahead {
+	const char *s; /* the line, trimmed */
+	uint32_t len;
+	uint32_t bytes; /* of the whole line, with its '\n' */
+	uint32_t tag;   /* a frame line's hash (see frame_for_line) */
+	bool frame;     /* it may be a frame line: tag is set */
 };
 
 struct kp_reader {
 	struct kp_input *in;
 	const struct kp_frame **frames;
+	uint32_t *ids; /* frames[i]->id */
 	size_t n, cap;
 	bool bad; /* the current record holds a rejected line */
 	struct kp_stack st;
-	struct kp_slots cache; /* of struct line_ent */
+	kp_frame_key_fn key; /* kp_reader_set_key's, or NULL */
+	/* the line cache */
+	struct line_slot *tab;
+	unsigned bits; /* the table has 1 << bits slots */
+	size_t nents;
+	char **chunks;
+	size_t nchunks, chunkcap, used; /* used: bytes of the last chunk */
+	/* the lines ahead, in the input buffer (see ahead()) */
+	struct ahead ring[AHEAD];
+	unsigned head, nring;
+	const char *scan; /* the first byte not yet in the ring */
+	const char *dry;  /* the end of the buffer when scan met no '\n' */
 };
+
+bool kp_reader_fast = true;
 
 static bool
 all_digits(const char *s, size_t len)
@@ -126,6 +174,7 @@ kp_reader_open(const char *path)
 	}
 	rd->cap = 64;
 	rd->frames = kp_xmalloc(rd->cap * sizeof(*rd->frames));
+	rd->ids = kp_xmalloc(rd->cap * sizeof(*rd->ids));
 	return rd;
 }
 
@@ -135,48 +184,161 @@ kp_reader_input(struct kp_reader *rd)
 	return rd->in;
 }
 
+void
+kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key)
+{
+	rd->key = key;
+}
+
+const uint32_t *
+kp_reader_ids(const struct kp_reader *rd)
+{
+	return rd->ids;
+}
+
 static void
-push(struct kp_reader *rd, const struct kp_frame *f)
+push(struct kp_reader *rd, const struct kp_frame *f, uint32_t id)
 {
 	if (rd->n == rd->cap) {
 		rd->cap *= 2;
 		rd->frames = kp_xrealloc(rd->frames,
 					 rd->cap * sizeof(*rd->frames));
+		rd->ids = kp_xrealloc(rd->ids, rd->cap * sizeof(*rd->ids));
 	}
-	rd->frames[rd->n++] = f;
+	rd->frames[rd->n] = f;
+	rd->ids[rd->n++] = id;
 }
 
-/* The frame for a (trimmed) frame line, or NULL with *why set. */
+static inline struct line_ent *
+ent_at(const struct kp_reader *rd, uint32_t ref)
+{
+	return (struct line_ent *)(void *)(rd->chunks[ref >> ENT_SHIFT] +
+				   ((size_t)(ref & ((1u << ENT_SHIFT) - 1))
+				    << 3));
+}
+
+/* A new entry of `size` bytes: its reference. */
+static uint32_t
+ent_alloc(struct kp_reader *rd, size_t size)
+{
+	uint32_t ref;
+
+	size = (size + 7) & ~(size_t)7;
+	if (rd->nchunks == 0 || rd->used + size > ENT_CHUNK) {
+		if (rd->nchunks == rd->chunkcap) {
+			rd->chunkcap = rd->chunkcap ? rd->chunkcap * 2 : 16;
+			rd->chunks = kp_xrealloc(rd->chunks, rd->chunkcap *
+							     sizeof(*rd->chunks));
+		}
+		rd->chunks[rd->nchunks++] = kp_xmalloc(ENT_CHUNK);
+		rd->used = 8;
+	}
+	ref = (uint32_t)((rd->nchunks - 1) << ENT_SHIFT | rd->used >> 3);
+	rd->used += size;
+	return ref;
+}
+
+/* The table doubled (from 1024 slots), its entries put in their places. */
+static void
+grow_table(struct kp_reader *rd)
+{
+	struct line_slot *old = rd->tab;
+	size_t oldcap = old ? (size_t)1 << rd->bits : 0, i, j, mask;
+
+	rd->bits = old ? rd->bits + 1 : 10;
+	mask = ((size_t)1 << rd->bits) - 1;
+	rd->tab = kp_xcalloc(mask + 1, sizeof(*rd->tab));
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i].ref)
+			continue;
+		for (j = old[i].tag >> (32 - rd->bits); rd->tab[j].ref;
+		     j = (j + 1) & mask)
+			;
+		rd->tab[j] = old[i];
+	}
+	free(old);
+}
+
+static inline uint64_t
+word(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t
+mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/*
+ * A line's tag: 32 bits of a hash of its first 32 bytes and its last 16
+ * (frame lines differ in their address at the start and in their module
+ * at the end, as kp_hash_line has it), and its length.  Every frame line
+ * is hashed, so this is kp_hash_line's idea in a few multiplies inline.
+ */
+static inline uint32_t
+line_tag(const char *s, size_t len)
+{
+	uint64_t h;
+
+	if (len < 16)
+		return (uint32_t)(kp_hash(s, len) >> 32);
+	h = mix(word(s) ^ 0xa0761d6478bd642full,
+		word(s + 8) ^ 0xe7037ed1a0b428dbull);
+	if (len >= 32)
+		h ^= mix(word(s + 16) ^ 0x8ebc6af09c88c6e3ull,
+			 word(s + 24) ^ 0x589965cc75374cc3ull);
+	h = mix(h ^ word(s + len - 16) ^ 0x1d8e4e27c47d124full,
+		word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
+	return (uint32_t)(h >> 32);
+}
+
+/*
+ * The frame for a (trimmed) frame line of that tag, or NULL with *why
+ * set; *ref is the line's cache entry (0 when the line is not cached:
+ * too long, or the cache full).
+ */
 static const struct kp_frame *
 frame_for_line(struct kp_reader *rd, const char *s, size_t len,
-	       const char **why)
+	       uint32_t tag, const char **why, uint32_t *ref)
 {
-	uint64_t h = kp_hash_line(s, len);
 	size_t mask, j;
 	struct kp_frame f;
 	const struct kp_frame *fp;
 	struct line_ent *e;
-	struct kp_slot *sl;
 
-	kp_slots_reserve(&rd->cache, 1024);
-	mask = rd->cache.cap - 1;
-	for (j = h & mask; (e = rd->cache.tab[j].p) != NULL;
-	     j = (j + 1) & mask)
-		if (rd->cache.tab[j].hash == h && e->len == len &&
-		    memcmp(e->text, s, len) == 0)
+	if ((rd->nents + 1) * 4 > ((size_t)3 << rd->bits))
+		grow_table(rd);
+	mask = ((size_t)1 << rd->bits) - 1;
+	for (j = tag >> (32 - rd->bits); rd->tab[j].ref; j = (j + 1) & mask) {
+		if (rd->tab[j].tag != tag)
+			continue;
+		e = ent_at(rd, rd->tab[j].ref);
+		if (e->len == len && memcmp(e->text, s, len) == 0) {
+			*ref = rd->tab[j].ref;
 			return e->f;
+		}
+	}
+	*ref = 0;
 	if (kp_frame_parse(s, len, &f, why) < 0)
 		return NULL;
-	fp = kp_frame_intern(&f);
-	if (rd->cache.n < MAX_CACHED_LINES && len < 4096) {
-		e = kp_arena_alloc(sizeof(*e) + len);
+	fp = rd->key ? rd->key(&f) : kp_frame_intern(&f);
+	if (rd->nents < MAX_CACHED_LINES && len <= MAX_CACHED_LEN) {
+		*ref = ent_alloc(rd, offsetof(struct line_ent, text) + len);
+		e = ent_at(rd, *ref);
 		e->f = fp;
-		e->len = len;
+		e->id = fp->id;
+		e->len = (uint16_t)len;
 		memcpy(e->text, s, len);
-		sl = &rd->cache.tab[j];
-		sl->hash = h;
-		sl->p = e;
-		rd->cache.n++;
+		rd->tab[j].tag = tag;
+		rd->tab[j].ref = *ref;
+		rd->nents++;
 	}
 	return fp;
 }
@@ -189,6 +351,7 @@ static bool
 hex_list(struct kp_reader *rd, const char *s, size_t len)
 {
 	const char *e = s + len, *p, *tok;
+	const struct kp_frame *f;
 	uint64_t addr;
 	size_t n = 0, k;
 
@@ -214,80 +377,179 @@ hex_list(struct kp_reader *rd, const char *s, size_t len)
 		while (p < e && *p != ' ' && *p != '\t')
 			p++;
 		kp_parse_u64(tok, (size_t)(p - tok), 16, &addr);
-		push(rd, kp_frame_make(addr, KP_F_ADDR, NULL, NULL));
+		f = kp_frame_make(addr, KP_F_ADDR, NULL, NULL);
+		if (rd->key)
+			f = rd->key(f);
+		push(rd, f, f->id);
 	}
 	return true;
+}
+
+/* The line without the blanks around it (and a \r at its end). */
+static inline void
+trim(const char **s, size_t *len)
+{
+	const char *b = *s, *e = *s + *len;
+
+	while (b < e && (*b == ' ' || *b == '\t'))
+		b++;
+	/* a stray \r at the end is a line-end remnant, as in "\r\t\n" */
+	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*s = b;
+	*len = (size_t)(e - b);
+}
+
+/* Could the trimmed line be a frame line (see line())? */
+static inline bool
+maybe_frame(const char *s, size_t len)
+{
+	return len && *s != '!' && *s != '#' &&
+	       !(*s >= '0' && *s <= '9' && all_digits(s, len));
+}
+
+/*
+ * The line at the cursor, if it is whole in the input buffer, and the
+ * lines after it into the ring.  A frame line entering the ring has its
+ * hash taken and its cache slot fetched, so that by the time it is read
+ * the slot is in the cache: on a real capture the table is megabytes,
+ * and each lookup waited for memory (without the fetch kp-inclusive
+ * took 1.17x the time).  Fetching the entry too, once the slot is in,
+ * paid nothing.  Only the bytes that the plain path reads are looked at,
+ * the same way (trim()); nothing here changes what is read.
+ */
+static struct ahead *
+ahead(struct kp_reader *rd)
+{
+	const char *b, *end, *nl, *s;
+	size_t n = kp_input_buffered(rd->in, &b), len;
+	struct ahead *a;
+
+	end = b + n;
+	if (rd->nring == 0) {
+		rd->scan = b;
+		rd->dry = NULL;
+	}
+	/* (a line cut by the buffer's end is searched once, not per line) */
+	while (rd->nring < AHEAD && end != rd->dry) {
+		nl = memchr(rd->scan, '\n', (size_t)(end - rd->scan));
+		if (!nl) {
+			rd->dry = end;
+			break;
+		}
+		a = &rd->ring[(rd->head + rd->nring++) % AHEAD];
+		s = rd->scan;
+		len = (size_t)(nl - s);
+		a->bytes = (uint32_t)(len + 1);
+		trim(&s, &len);
+		a->s = s;
+		a->len = (uint32_t)len;
+		a->frame = maybe_frame(s, len);
+		if (a->frame) {
+			a->tag = line_tag(s, len);
+			if (rd->tab)
+				__builtin_prefetch(
+					&rd->tab[a->tag >> (32 - rd->bits)]);
+		}
+		rd->scan = nl + 1;
+	}
+	return rd->nring ? &rd->ring[rd->head] : NULL;
+}
+
+/*
+ * One trimmed line, its tag taken if it is a frame line and has_tag:
+ * the record it ends, or NULL.
+ */
+static const struct kp_stack *
+line(struct kp_reader *rd, const char *s, size_t len, uint32_t tag,
+     bool has_tag)
+{
+	const struct kp_frame *f;
+	const char *why;
+	uint64_t count;
+	uint32_t ref;
+
+	if (len == 0)
+		return NULL;
+	if (*s == '!' && len == 1) {
+		if (rd->n && !rd->bad)
+			kp_input_skip(rd->in, "record ends without a count "
+					      "line; %zu frame%s dropped",
+				      rd->n, rd->n == 1 ? "" : "s");
+		rd->n = 0;
+		rd->bad = false;
+		return NULL;
+	}
+	if (*s == '#') {
+		if (memchr(s, '\0', len))
+			kp_input_skip(rd->in, "NUL byte in metadata");
+		else if (kp_meta_count() >= MAX_META)
+			kp_input_skip(rd->in, "more than %d metadata lines",
+				      MAX_META);
+		else
+			kp_meta_add_line(s, len);
+		return NULL;
+	}
+	if (*s >= '0' && *s <= '9' && all_digits(s, len)) {
+		const struct kp_stack *st = NULL;
+
+		if (kp_parse_u64(s, len, 10, &count) < 0) {
+			kp_input_skip(rd->in, "count does not fit in 64 "
+					      "bits; record dropped");
+		} else if (rd->n == 0) {
+			if (!rd->bad)
+				kp_input_skip(rd->in, "count without frames");
+		} else if (!rd->bad) {
+			rd->st.frames = rd->frames;
+			rd->st.n = rd->n;
+			rd->st.count = count;
+			st = &rd->st;
+		}
+		rd->n = 0;
+		rd->bad = false;
+		return st;
+	}
+	if (!has_tag)
+		tag = line_tag(s, len);
+	f = frame_for_line(rd, s, len, tag, &why, &ref);
+	if (f) {
+		push(rd, f, ref ? ent_at(rd, ref)->id : f->id);
+		return NULL;
+	}
+	if (*s == '0' && hex_list(rd, s, len))
+		return NULL;
+	if (!rd->bad)
+		kp_input_skip(rd->in, "%s; record dropped", why);
+	rd->bad = true;
+	return NULL;
 }
 
 const struct kp_stack *
 kp_reader_next(struct kp_reader *rd)
 {
-	const struct kp_frame *f;
-	const char *why;
-	uint64_t count;
+	const struct kp_stack *st;
+	struct ahead a, *h;
+	const char *s;
 	size_t len;
-	char *s, *e;
 
-	while ((s = kp_input_getline(rd->in, &len)) != NULL) {
-		e = s + len;
-		while (s < e && (*s == ' ' || *s == '\t'))
-			s++;
-		/* a stray \r at the end is a line-end remnant, as in "\r\t\n" */
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-			e--;
-		len = (size_t)(e - s);
-		if (len == 0)
-			continue;
-		if (*s == '!' && len == 1) {
-			if (rd->n && !rd->bad)
-				kp_input_skip(rd->in, "record ends without a "
-						      "count line; %zu frame%s "
-						      "dropped",
-					      rd->n, rd->n == 1 ? "" : "s");
-			rd->n = 0;
-			rd->bad = false;
-			continue;
+	for (;;) {
+		if (kp_reader_fast && (h = ahead(rd)) != NULL) {
+			a = *h;
+			rd->head = (rd->head + 1) % AHEAD;
+			rd->nring--;
+			kp_input_consume(rd->in, a.bytes, 1);
+			st = line(rd, a.s, a.len, a.tag, a.frame);
+		} else {
+			/* a line not whole in the buffer: it may move */
+			rd->nring = 0;
+			s = kp_input_getline(rd->in, &len);
+			if (!s)
+				break;
+			trim(&s, &len);
+			st = line(rd, s, len, 0, false);
 		}
-		if (*s == '#') {
-			if (memchr(s, '\0', len))
-				kp_input_skip(rd->in, "NUL byte in metadata");
-			else if (kp_meta_count() >= MAX_META)
-				kp_input_skip(rd->in, "more than %d metadata "
-						      "lines", MAX_META);
-			else
-				kp_meta_add_line(s, len);
-			continue;
-		}
-		if (*s >= '0' && *s <= '9' && all_digits(s, len)) {
-			if (kp_parse_u64(s, len, 10, &count) < 0) {
-				kp_input_skip(rd->in, "count does not fit in "
-						      "64 bits; record "
-						      "dropped");
-			} else if (rd->n == 0) {
-				if (!rd->bad)
-					kp_input_skip(rd->in,
-						      "count without frames");
-			} else if (!rd->bad) {
-				rd->st.frames = rd->frames;
-				rd->st.n = rd->n;
-				rd->st.count = count;
-				rd->n = 0;
-				return &rd->st;
-			}
-			rd->n = 0;
-			rd->bad = false;
-			continue;
-		}
-		f = frame_for_line(rd, s, len, &why);
-		if (f) {
-			push(rd, f);
-			continue;
-		}
-		if (*s == '0' && hex_list(rd, s, len))
-			continue;
-		if (!rd->bad)
-			kp_input_skip(rd->in, "%s; record dropped", why);
-		rd->bad = true;
+		if (st)
+			return st;
 	}
 	if (rd->n && !rd->bad)
 		kp_input_skip(rd->in, "input ends inside a record (no count "
@@ -301,10 +563,16 @@ kp_reader_next(struct kp_reader *rd)
 void
 kp_reader_close(struct kp_reader *rd)
 {
+	size_t i;
+
 	if (!rd)
 		return;
 	kp_input_close(rd->in);
 	free(rd->frames);
-	kp_slots_free(&rd->cache);
+	free(rd->ids);
+	for (i = 0; i < rd->nchunks; i++)
+		free(rd->chunks[i]);
+	free(rd->chunks);
+	free(rd->tab);
 	free(rd);
 }

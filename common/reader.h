@@ -27,11 +27,38 @@ struct kp_reader *kp_reader_open(const char *path);
  */
 extern bool kp_refuse_foreign;
 /*
+ * kp_reader_next reads the lines that are whole in the input buffer
+ * where they lie, some ahead (reader.c); when this is false every line
+ * takes the path that reads any line (the tests compare the two).  The
+ * records, messages and line numbers are the same.
+ */
+extern bool kp_reader_fast;
+/*
  * The next record, or NULL at the end of the input.  The stack and its
  * frame array are valid until the next call.  Metadata lines go to
  * kp_meta_*; malformed records are skipped with kp_input_skip.
  */
 const struct kp_stack *kp_reader_next(struct kp_reader *rd);
+/*
+ * A filter that needs less of a frame than the line holds (kp-fold names
+ * a frame by its function) has the reader give key(frame) in place of
+ * each frame: lines that read as one key then give one pointer, so that
+ * records that differ only in what the filter ignores merge as they are
+ * read, and the frames themselves are not interned.  key is called for
+ * each distinct line (for each occurrence of a line the cache does not
+ * keep), with the frame the line reads as, its strings interned but not
+ * itself (its id means nothing), and returns an interned frame.  Before
+ * the first kp_reader_next.
+ */
+typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
+void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
+/*
+ * The ids of the frames of the record kp_reader_next returned last:
+ * ids[i] is frames[i]->id.  A filter that keeps what it derives from a
+ * frame in an array by id (kp_frame.id) looks there without reading the
+ * frame itself, which on a real capture is mostly out of the cache.
+ */
+const uint32_t *kp_reader_ids(const struct kp_reader *rd);
 struct kp_input *kp_reader_input(struct kp_reader *rd);
 void kp_reader_close(struct kp_reader *rd);
 

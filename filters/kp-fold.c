@@ -151,15 +151,78 @@ frame_name(const struct kp_frame *f, char **nb, size_t *ncap)
 }
 
 /*
- * What of a frame its folded name and annotation use: the symbol (with
- * its offset under --offsets), the module, the inline mark, and the
- * address of a frame without a symbol.  Stacks equal in these fold to
- * one line, so they merge as they are read (kp_agg_read_keyed).
+ * The text of a frame in a folded line, in *nb: its name, ';' made ':'
+ * (the separator), and one annotation, as stackcollapse-perf.pl gives.
+ */
+static size_t
+segment(const struct kp_frame *f, char **nb, size_t *ncap)
+{
+	size_t n = frame_name(f, nb, ncap), j;
+	char *p;
+
+	if (*ncap < n + 5) {
+		*ncap = n + 64;
+		*nb = kp_xrealloc(*nb, *ncap);
+	}
+	p = *nb;
+	for (j = 0; j < n; j++)
+		if (p[j] == ';')
+			p[j] = ':';
+	if (opt_inlined && (f->flags & KP_F_INLINE)) {
+		memcpy(p + n, "_[i]", 4);
+		n += 4;
+	} else if (opt_modules && (kp_module_is_kernel(f->module) ||
+				   (f->module && f->module[0] == '['))) {
+		memcpy(p + n, "_[k]", 4);
+		n += 4;
+	} else if (opt_jit && is_jit(f->module)) {
+		memcpy(p + n, "_[j]", 4);
+		n += 4;
+	}
+	return n;
+}
+
+/*
+ * Whether dtrace_addrs is known yet: it is the first "# source:" line's
+ * (kp_meta_get), so once one is read no later input changes it.  Until
+ * then a frame without a symbol cannot be named as it is read.
+ */
+static bool
+addrs_decided(void)
+{
+	static bool decided;
+	static size_t seen;
+	const char *src;
+
+	if (decided || opt_addrs || opt_perf_addrs || opt_backtick)
+		return true;
+	if (kp_meta_count() == seen)
+		return false;
+	seen = kp_meta_count();
+	src = kp_meta_get("source");
+	if (!src)
+		return false;
+	dtrace_addrs = strcmp(src, "dtrace") == 0;
+	decided = true;
+	return true;
+}
+
+/*
+ * The key of a frame: frames of one key give one text in a folded line,
+ * so stacks that fold to one line merge as they are read
+ * (kp_agg_read_keyed).  It is a frame whose symbol is that text
+ * (segment()), and nothing else.  A frame without a symbol whose name
+ * may be its address (addrs_decided) is kept as what that name uses
+ * instead, its module, inline mark and address, and named after the
+ * input is read.
  */
 static const struct kp_frame *
 fold_key(const struct kp_frame *f)
 {
+	static char *nb;
+	static size_t ncap;
 	struct kp_frame g;
+	size_t n;
 
 	memset(&g, 0, sizeof(g));
 	g.sym = f->sym;
@@ -172,47 +235,45 @@ fold_key(const struct kp_frame *f)
 	if (!f->sym && (f->flags & KP_F_ADDR)) {
 		g.addr = f->addr;
 		g.flags |= KP_F_ADDR;
+		if (!addrs_decided())
+			return kp_frame_intern(&g);
 	}
+	n = segment(&g, &nb, &ncap);
+	memset(&g, 0, sizeof(g));
+	g.sym = kp_intern(nb, n);
 	return kp_frame_intern(&g);
 }
 
-/* Append the folded text of st to *buf (root first). */
-static size_t
-fold(const struct kp_stack *st, char **buf, size_t *cap, char **nb,
-     size_t *ncap)
+/*
+ * Append the folded text of st (root first) to *buf at *len.  A key
+ * frame with a symbol holds its text; the others are named here.
+ */
+static void
+fold(const struct kp_stack *st, char **buf, size_t *len, size_t *cap,
+     char **nb, size_t *ncap)
 {
-	size_t len = 0, n, i, j;
-	char *p;
+	const struct kp_frame *f;
+	const char *t;
+	size_t start = *len, n, i;
 
 	for (i = st->n; i-- > 0;) {
-		const struct kp_frame *f = st->frames[i];
-
-		n = frame_name(f, nb, ncap);
-		if (len + n + 8 > *cap) {
-			*cap = (len + n + 8) * 2;
+		f = st->frames[i];
+		if (f->sym) {
+			t = f->sym;
+			n = strlen(t);
+		} else {
+			n = segment(f, nb, ncap);
+			t = *nb;
+		}
+		if (*len + n + 2 > *cap) {
+			*cap = (*len + n + 2) * 2;
 			*buf = kp_xrealloc(*buf, *cap);
 		}
-		p = *buf + len;
-		if (len)
-			*p++ = ';';
-		for (j = 0; j < n; j++)
-			p[j] = (*nb)[j] == ';' ? ':' : (*nb)[j];
-		p += n;
-		/* one annotation, as stackcollapse-perf.pl gives */
-		if (opt_inlined && (f->flags & KP_F_INLINE)) {
-			memcpy(p, "_[i]", 4);
-			p += 4;
-		} else if (opt_modules && (kp_module_is_kernel(f->module) ||
-					   (f->module && f->module[0] == '['))) {
-			memcpy(p, "_[k]", 4);
-			p += 4;
-		} else if (opt_jit && is_jit(f->module)) {
-			memcpy(p, "_[j]", 4);
-			p += 4;
-		}
-		len = (size_t)(p - *buf);
+		if (*len > start)
+			(*buf)[(*len)++] = ';';
+		memcpy(*buf + *len, t, n);
+		*len += n;
 	}
-	return len;
 }
 
 int
@@ -243,7 +304,7 @@ main(int argc, char **argv)
 	struct kp_agg *agg;
 	struct line *lines;
 	char *buf = NULL, *nb = NULL;
-	size_t cap = 0, ncap = 0, i, n, out;
+	size_t cap = 0, ncap = 0, len, i, n, out;
 	int ch, status;
 
 	kp_init(argv);
@@ -287,31 +348,31 @@ main(int argc, char **argv)
 	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
 		       strcmp(kp_meta_get("source"), "dtrace") == 0;
 
+	/* the lines' text, one after the other in buf */
 	n = kp_agg_len(agg);
 	lines = kp_xcalloc(n ? n : 1, sizeof(*lines));
-	for (i = 0; i < n; i++) {
+	for (i = 0, len = 0; i < n; i++) {
 		const struct kp_stack *st = kp_agg_get(agg, i);
-		size_t len = fold(st, &buf, &cap, &nb, &ncap);
 
-		lines[i].text = kp_xstrndup(buf, len);
-		lines[i].len = len;
+		lines[i].len = len; /* where it starts, until buf is whole */
+		fold(st, &buf, &len, &cap, &nb, &ncap);
+		lines[i].len = len - lines[i].len;
 		lines[i].count = st->count;
 	}
+	for (i = 0, len = 0; i < n; len += lines[i++].len)
+		lines[i].text = buf + len;
 	qsort(lines, n, sizeof(*lines), cmp_line);
 	status = KP_EXIT_OK;
 	for (i = 0, out = 0; i < n; i++) {
 		/* equal folded text: merge into the line before */
 		if (out && cmp_line(&lines[out - 1], &lines[i]) == 0) {
 			if (lines[out - 1].count > UINT64_MAX - lines[i].count) {
-				kp_warn("the count of '%s' overflows 64 bits",
-					lines[i].text);
+				kp_warn("the count of '%.*s' overflows 64 bits",
+					(int)lines[i].len, lines[i].text);
 				status = KP_EXIT_FATAL;
-				while (i < n)
-					free(lines[i++].text);
 				break;
 			}
 			lines[out - 1].count += lines[i].count;
-			free(lines[i].text);
 			continue;
 		}
 		lines[out++] = lines[i];
@@ -321,8 +382,6 @@ main(int argc, char **argv)
 			fwrite(lines[i].text, 1, lines[i].len, stdout);
 			printf(" %" PRIu64 "\n", lines[i].count);
 		}
-	for (i = 0; i < out; i++)
-		free(lines[i].text);
 	free(lines);
 	free(buf);
 	free(nb);

@@ -78,6 +78,13 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
+/* A frame as the profile keys it (kp_profile_reduce). */
+static const struct kp_frame *
+reduce(const struct kp_frame *f)
+{
+	return kp_profile_reduce(f, rep.by, rep.modules);
+}
+
 /*
  * The profile of the inputs (none: standard input), counted record by
  * record as they are read: memory grows with the keys, not with the
@@ -95,6 +102,9 @@ count(int nfiles, char **files)
 
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		rd = kp_reader_open(nfiles ? files[i] : "-");
+		/* --by context reads the frames' addresses */
+		if (!opt_context)
+			kp_reader_set_key(rd, reduce);
 		while ((st = kp_reader_next(rd)) != NULL) {
 			if (st->count > UINT64_MAX - total)
 				kp_die("%s: the total count overflows 64 bits",
@@ -104,7 +114,9 @@ count(int nfiles, char **files)
 				f = kp_context_frame(st->frames, st->n);
 				kp_profile_add(p, &f, 1, st->count);
 			} else {
-				kp_profile_add(p, st->frames, st->n, st->count);
+				kp_profile_add_ids(p, st->frames,
+						   kp_reader_ids(rd), st->n,
+						   st->count);
 			}
 		}
 		kp_reader_close(rd);

@@ -4,6 +4,9 @@
  * Feeds the input through kp_reader (from a memfd, by its /proc path),
  * aggregates, writes canonical kp, reads that back and checks that the
  * canonical form is a fixed point: write(read(write(x))) == write(x).
+ * It also reads the input with the reader's fast path and without
+ * (kp_reader_fast): the records, their line numbers and the lines
+ * skipped must be the same.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,44 @@ canon(const char *path, size_t *len)
 	return buf;
 }
 
+/* The records of path and where they end, and the lines skipped. */
+static char *
+records(const char *path, bool fast, size_t *len)
+{
+	struct kp_reader *rd;
+	const struct kp_stack *st;
+	const uint32_t *ids;
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, len);
+	size_t i;
+
+	if (!mem)
+		abort();
+	kp_reader_fast = fast;
+	kp_skipped = 0;
+	kp_meta_clear();
+	rd = kp_reader_open(path);
+	while ((st = kp_reader_next(rd)) != NULL) {
+		ids = kp_reader_ids(rd);
+		fprintf(mem, "%lu %llu:", kp_input_lineno(kp_reader_input(rd)),
+			(unsigned long long)st->count);
+		for (i = 0; i < st->n; i++) {
+			if (ids[i] != st->frames[i]->id)
+				abort();
+			fprintf(mem, " %p", (const void *)st->frames[i]);
+		}
+		fputc('\n', mem);
+	}
+	fprintf(mem, "%lu %lu %zu\n", kp_input_lineno(kp_reader_input(rd)),
+		kp_skipped, kp_meta_count());
+	kp_reader_close(rd);
+	fclose(mem);
+	kp_reader_fast = true;
+	kp_skipped = 0;
+	kp_meta_clear();
+	return buf;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -50,6 +91,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	kp_refuse_foreign = false; /* any bytes: read on */
 	kp_meta_clear();
+	a = records(path, true, &alen);
+	b = records(path, false, &blen);
+	if (alen != blen || memcmp(a, b, alen) != 0)
+		abort(); /* the fast path read something else */
+	free(a);
+	free(b);
 	a = canon(path, &alen);
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, a, alen, 0) != (ssize_t)alen)
 		abort();

@@ -249,6 +249,55 @@ test_saturate(void)
 	kp_agg_free(agg);
 }
 
+/*
+ * kp_profile_reduce keeps what a key is made of: under every key, a frame
+ * and its reduced frame get the same name and module, for frames with
+ * and without each field.
+ */
+static void
+test_reduce(void)
+{
+	static const char *const syms[] = { NULL, "f", "[unknown]", "[user]" };
+	static const char *const mods[] = { NULL, "kernel", "vmlinux",
+					    "/usr/lib/libc.so.6" };
+	static const unsigned flags[] = { 0, KP_F_ADDR, KP_F_OFF,
+					  KP_F_ADDR | KP_F_OFF | KP_F_SIZE,
+					  KP_F_ADDR | KP_F_INLINE,
+					  KP_F_INEXACT };
+	enum kp_by by;
+	size_t a, b, c, m;
+	struct kp_frame f;
+	const struct kp_frame *g, *r;
+	const struct kp_pkey *x, *y;
+	struct kp_profile *p;
+
+	for (by = KP_BY_FUNCTION; by <= KP_BY_OFFSET; by++)
+		for (m = 0; m < 2; m++) {
+			p = kp_profile_new(by, m);
+			for (a = 0; a < 4; a++)
+				for (b = 0; b < 4; b++)
+					for (c = 0; c < 6; c++) {
+						memset(&f, 0, sizeof(f));
+						f.sym = kp_intern_str(syms[a]);
+						f.module = kp_intern_str(mods[b]);
+						f.flags = flags[c];
+						f.addr = 0x1000 + c;
+						f.off = 0x10 + c;
+						f.size = 0x40;
+						g = kp_frame_intern(&f);
+						r = kp_profile_reduce(&f, by, m);
+						x = kp_profile_get(p,
+							kp_profile_key(p, g));
+						y = kp_profile_get(p,
+							kp_profile_key(p, r));
+						CHECK(x == y);
+						CHECK(kp_profile_reduce(g, by, m) ==
+						      r);
+					}
+			kp_profile_free(p);
+		}
+}
+
 int
 main(void)
 {
@@ -257,5 +306,6 @@ main(void)
 	test_keys();
 	test_trees();
 	test_saturate();
+	test_reduce();
 	return CHECK_DONE();
 }
