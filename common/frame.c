@@ -3,29 +3,36 @@
 
 #include "internal.h"
 
-/* The frames, in the arena, in an open-addressing table (see strtab.c). */
-static struct kp_slots frames;
+/* The frames, in the arena, in open-addressing tables (see strtab.c);
+ * their ids from one count. */
+static struct kp_shard frames[KP_SHARDS] = KP_SHARDS_INIT;
+static size_t nframes;
 
 const struct kp_frame *
 kp_frame_intern(const struct kp_frame *f)
 {
 	uint64_t h = kp_hash(f, KP_FRAME_KEY);
-	size_t mask, j;
+	struct kp_shard *sh = &frames[KP_SHARD_OF(h)];
+	size_t mask, j, id;
 	struct kp_frame *e;
 
-	kp_slots_reserve(&frames, 4096);
-	mask = frames.cap - 1;
-	for (j = h & mask; (e = frames.tab[j].p) != NULL; j = (j + 1) & mask)
-		if (frames.tab[j].hash == h && memcmp(e, f, KP_FRAME_KEY) == 0)
-			return e;
-	if (frames.n >= UINT32_MAX)
+	kp_shard_lock(sh);
+	kp_slots_reserve(&sh->t, 4096 / KP_SHARDS);
+	mask = sh->t.cap - 1;
+	for (j = h & mask; (e = sh->t.tab[j].p) != NULL; j = (j + 1) & mask)
+		if (sh->t.tab[j].hash == h && memcmp(e, f, KP_FRAME_KEY) == 0)
+			goto out;
+	id = __atomic_fetch_add(&nframes, 1, __ATOMIC_RELAXED);
+	if (id >= UINT32_MAX)
 		kp_die("more than %u distinct frames", UINT32_MAX);
 	e = kp_arena_alloc(sizeof(*e));
 	*e = *f;
-	e->id = (uint32_t)frames.n;
-	frames.tab[j].hash = h;
-	frames.tab[j].p = e;
-	frames.n++;
+	e->id = (uint32_t)id;
+	sh->t.tab[j].hash = h;
+	sh->t.tab[j].p = e;
+	sh->t.n++;
+out:
+	kp_shard_unlock(sh);
 	return e;
 }
 
@@ -46,7 +53,7 @@ kp_frame_make(uint64_t addr, unsigned flags, const char *sym,
 size_t
 kp_frame_count(void)
 {
-	return frames.n;
+	return __atomic_load_n(&nframes, __ATOMIC_RELAXED);
 }
 
 static inline bool

@@ -46,6 +46,7 @@ enum {
 	FEAT_NRCPUS = 7,
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
+	FEAT_SAMPLE_TIME = 21,
 	FEAT_BITS = 256,
 };
 
@@ -72,9 +73,16 @@ struct buildid {
 };
 
 struct kp_pd {
-	struct kp_input *in;
+	struct kp_input *in; /* NULL: a second reader (see "input") */
 	int fd;
 	bool pipe;
+	/* a second reader's input: its bytes [bstart, bend) of buf, read
+	 * by pread up to file offset boff */
+	const char *name;
+	char *buf;
+	size_t bstart, bend;
+	uint64_t boff;
+	bool beof;
 	char err[256];
 	uint64_t pos;	   /* stream offset of the next unread byte */
 	uint64_t data_end; /* file mode: end of the data section */
@@ -537,6 +545,14 @@ feature(struct kp_pd *pd, uint64_t feat, const uint8_t *p, size_t n,
 	case FEAT_ARCH:
 		set_str(&pd->info.arch, get_str(&c));
 		break;
+	case FEAT_SAMPLE_TIME:
+		/* only to cut the samples in two (perfdata_conv.c): a
+		 * short section is not worth refusing the file for */
+		if (n >= 16) {
+			memcpy(&pd->info.first_time, p, 8);
+			memcpy(&pd->info.last_time, p + 8, 8);
+		}
+		break;
 	case FEAT_NRCPUS:
 		pd->info.nrcpus_avail = get32(&c);
 		pd->info.nrcpus_online = get32(&c);
@@ -568,6 +584,56 @@ feature(struct kp_pd *pd, uint64_t feat, const uint8_t *p, size_t n,
 		return fail(pd, off, "feature %llu: malformed section",
 			    (unsigned long long)feat);
 	return 0;
+}
+
+/* ---- input ----
+ *
+ * The first reader of a file reads it through its kp_input; a second
+ * (kp_pd_open_again), on another thread at the same time, reads the
+ * same descriptor with pread(2) into a buffer of its own, so that
+ * neither moves what the other reads.
+ */
+#define PD_BUF (1u << 20)
+
+/* At least n bytes of the stream at pd->pos (fewer only at the end of
+ * the input): *p and their count. */
+static size_t
+need(struct kp_pd *pd, size_t n, const char **p)
+{
+	ssize_t r;
+
+	if (pd->in)
+		return kp_input_need(pd->in, n, p);
+	while (pd->bend - pd->bstart < n && !pd->beof) {
+		if (pd->bstart) {
+			memmove(pd->buf, pd->buf + pd->bstart,
+				pd->bend - pd->bstart);
+			pd->bend -= pd->bstart;
+			pd->bstart = 0;
+		}
+		r = pread(pd->fd, pd->buf + pd->bend, PD_BUF - pd->bend,
+			  (off_t)pd->boff);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			kp_die("read error on %s:", pd->name);
+		if (r == 0)
+			pd->beof = true;
+		pd->bend += (size_t)r;
+		pd->boff += (uint64_t)r;
+	}
+	*p = pd->buf + pd->bstart;
+	return pd->bend - pd->bstart;
+}
+
+/* n bytes need() gave are read. */
+static void
+consume(struct kp_pd *pd, size_t n)
+{
+	if (pd->in)
+		kp_input_consume(pd->in, n, 0);
+	else
+		pd->bstart += n;
 }
 
 /* ---- the file header ---- */
@@ -681,7 +747,8 @@ file_features(struct kp_pd *pd, const uint64_t *bits, uint64_t at)
 		if (f != FEAT_BUILD_ID && f != FEAT_HOSTNAME &&
 		    f != FEAT_OSRELEASE && f != FEAT_VERSION &&
 		    f != FEAT_ARCH && f != FEAT_NRCPUS &&
-		    f != FEAT_CMDLINE && f != FEAT_EVENT_DESC)
+		    f != FEAT_CMDLINE && f != FEAT_EVENT_DESC &&
+		    f != FEAT_SAMPLE_TIME)
 			continue;
 		if (!(buf = read_section(pd, sec[0], sec[1], PD_MAX_FEATURE,
 					 "a feature section")))
@@ -715,12 +782,12 @@ skip(struct kp_pd *pd, uint64_t n)
 	size_t got;
 
 	while (n) {
-		got = kp_input_need(pd->in, 1, &p);
+		got = need(pd, 1, &p);
 		if (got == 0)
 			return fail(pd, pd->pos, "the file ends here");
 		if (got > n)
 			got = (size_t)n;
-		kp_input_consume(pd->in, got, 0);
+		consume(pd, got);
 		pd->pos += got;
 		n -= got;
 	}
@@ -734,7 +801,8 @@ open_file(struct kp_pd *pd, const uint8_t *h)
 	struct stat st;
 
 	memcpy(v, h, sizeof(v));
-	pd->fd = kp_input_fd(pd->in);
+	if (pd->in)
+		pd->fd = kp_input_fd(pd->in);
 	if (fstat(pd->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return fail(pd, UINT64_MAX,
 			    "a perf.data file (not 'perf record -o -' pipe "
@@ -819,6 +887,31 @@ kp_pd_open(struct kp_input *in, const char **why)
 bad:
 	snprintf(open_err, sizeof(open_err), "%s", pd->err);
 	*why = open_err;
+	kp_pd_close(pd);
+	return NULL;
+}
+
+struct kp_pd *
+kp_pd_open_again(const struct kp_pd *first)
+{
+	struct kp_pd *pd;
+	uint8_t h[PD_HDR_SIZE];
+
+	if (first->pipe || !first->in)
+		return NULL;
+	pd = kp_xcalloc(1, sizeof(*pd));
+	pd->fd = first->fd;
+	pd->name = kp_input_name(first->in);
+	pd->buf = kp_xmalloc(PD_BUF);
+	pd->rec = kp_xmalloc(65536);
+	if (pread_all(pd, h, PD_HDR_SIZE, 0) < 0)
+		goto bad;
+	pd->pos = pd->boff = PD_HDR_SIZE;
+	if (open_file(pd, h) < 0 || pd->total != first->total ||
+	    pd->data_end != first->data_end || pd->nev != first->nev)
+		goto bad;
+	return pd;
+bad:
 	kp_pd_close(pd);
 	return NULL;
 }
@@ -1197,7 +1290,7 @@ next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z)
 	*from_z = false;
 	if (!pd->pipe && pd->pos >= pd->data_end)
 		goto end;
-	got = kp_input_need(pd->in, 8, &p);
+	got = need(pd, 8, &p);
 	if (got == 0 && pd->pipe)
 		goto end;
 	if (got < 8)
@@ -1210,11 +1303,11 @@ next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z)
 		return fail(pd, pd->pos, "a record of %u bytes runs past the "
 			    "data section's end (%llu)", size,
 			    (unsigned long long)pd->data_end);
-	if (kp_input_need(pd->in, size, &p) < size)
+	if (need(pd, size, &p) < size)
 		return fail(pd, pd->pos, "the file ends inside a record of "
 			    "%u bytes", size);
 	memcpy(pd->rec, p, size);
-	kp_input_consume(pd->in, size, 0);
+	consume(pd, size);
 	*off = pd->pos;
 	pd->pos += size;
 	*n = size;
@@ -1551,6 +1644,12 @@ kp_pd_nevents(const struct kp_pd *pd)
 	return pd->nev;
 }
 
+const struct perf_event_attr *
+kp_pd_attr(const struct kp_pd *pd, size_t i)
+{
+	return &pd->ev[i].attr;
+}
+
 struct kp_pd_event *
 kp_pd_event(struct kp_pd *pd, size_t i)
 {
@@ -1587,6 +1686,12 @@ kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total)
 {
 	*done = pd->pos;
 	*total = pd->total;
+}
+
+uint64_t
+kp_pd_data_end(const struct kp_pd *pd)
+{
+	return pd->data_end;
 }
 
 void
@@ -1628,5 +1733,6 @@ kp_pd_close(struct kp_pd *pd)
 	ZSTD_freeDCtx(pd->z);
 	free(pd->dbuf);
 	free(pd->rec);
+	free(pd->buf);
 	free(pd);
 }

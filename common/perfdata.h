@@ -73,6 +73,7 @@ struct kp_pd_info {
 	uint32_t nrcpus_avail, nrcpus_online;
 	char *kernel_build_id; /* lowercase hex, of [kernel.kallsyms] */
 	uint64_t lost, lost_samples, throttled;
+	uint64_t first_time, last_time; /* of the samples (0: not said) */
 };
 
 /* A decoded record.  Pointers point into the reader's buffers: valid
@@ -122,6 +123,14 @@ struct kp_pd;
  */
 bool kp_pd_is(struct kp_input *in);
 struct kp_pd *kp_pd_open(struct kp_input *in, const char **why);
+/*
+ * A second reader of the perf.data file first reads (file mode; NULL
+ * for a pipe, or if the file cannot be read so again), from its start,
+ * for another thread: it reads with pread(2) into a buffer of its own,
+ * at the same time as first reads on.  The same records come out of
+ * both.  A read error is fatal (kp_die).
+ */
+struct kp_pd *kp_pd_open_again(const struct kp_pd *first);
 /* 1 and the next record in *r, 0 at the end, -1 on error. */
 int kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r);
 const char *kp_pd_error(const struct kp_pd *pd);
@@ -130,6 +139,8 @@ bool kp_pd_pipe(const struct kp_pd *pd);
 /* The events; their names and counts are final at the end. */
 size_t kp_pd_nevents(const struct kp_pd *pd);
 struct kp_pd_event *kp_pd_event(struct kp_pd *pd, size_t i);
+/* Event i's attribute alone (kp_pd_event also names the events). */
+const struct perf_event_attr *kp_pd_attr(const struct kp_pd *pd, size_t i);
 const struct kp_pd_info *kp_pd_info(const struct kp_pd *pd);
 /* Samples whose id names no event (perf skips them too). */
 uint64_t kp_pd_unknown(const struct kp_pd *pd);
@@ -137,6 +148,8 @@ uint64_t kp_pd_unknown(const struct kp_pd *pd);
 const char *kp_pd_build_id(const struct kp_pd *pd, const char *path);
 /* Bytes read so far, and the size of the whole input if known (0). */
 void kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total);
+/* File mode: where the data section ends (records are read up to it). */
+uint64_t kp_pd_data_end(const struct kp_pd *pd);
 void kp_pd_close(struct kp_pd *pd);
 
 /* ---- perfdata_conv.c: perf.data to kp stacks ---- */
@@ -154,6 +167,11 @@ struct kp_pd_opts {
 	bool state;  /* with offcpu: the task state as the outermost frame */
 	bool keep_going; /* a malformed record ends the input with a
 			  * warning (fuzzing), not exit 2 */
+	/* a file whose data section has at least this many bytes is
+	 * converted by two threads, each half of its samples (0: never;
+	 * 1: every file, even on one processor: the tests) */
+	size_t split_min;
+	bool split_trace; /* say how the halves went (the tests) */
 };
 
 /*

@@ -17,12 +17,16 @@
  */
 #include <errno.h>
 #include <libiberty/demangle.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "conv.h"
+#include "internal.h"
 #include "offcpu.h"
 #include "perfdata.h"
 #include "procs.h"
@@ -73,7 +77,22 @@ struct pdc {
 	unsigned long nrec;
 	struct timespec last;
 	bool progress_shown;
+	/* the halves (see "halves") */
+	int cut;	/* the halves' (CUT_*): where the second begins */
+	uint64_t cut_at;
+	unsigned long nsamples; /* converted here */
+	struct half *self; /* the second half's converter: its half */
+	struct {
+		bool have_text;
+		uint64_t text;
+		char *build_id;
+	} kload; /* what the kernel's symbols were loaded for */
 };
+
+struct half;
+static void kernel_said(struct half *h, bool on);
+static const struct kp_frame *conv_intern(struct pdc *c,
+					  const struct kp_frame *f);
 
 /* ---- naming ---- */
 
@@ -157,9 +176,9 @@ tidy(struct pdc *c, const struct kp_frame *f)
 			g.flags &= ~(uint32_t)KP_F_INLINE;
 	}
 	g.sym = tidy_name(c, f->sym, kp_module_is_kernel(f->module));
-	return g.sym == f->sym && g.module == f->module && g.flags == f->flags
-		       ? f
-		       : kp_conv_intern(&g);
+	if (g.sym == f->sym && g.module == f->module && g.flags == f->flags)
+		return f;
+	return conv_intern(c, &g);
 }
 
 /*
@@ -176,6 +195,12 @@ load_kernel(struct pdc *c)
 	int fd;
 
 	c->kernel_tried = true;
+	c->kload.have_text = c->ksrc.have_text;
+	c->kload.text = c->ksrc.text;
+	if (info->kernel_build_id)
+		c->kload.build_id = kp_xstrdup(info->kernel_build_id);
+	if (c->self)
+		kernel_said(c->self, true);
 	c->ksrc.kallsyms = c->o->kallsyms;
 	c->ksrc.build_id = info->kernel_build_id;
 	if (!c->ksrc.kallsyms && info->kernel_build_id) {
@@ -197,6 +222,8 @@ load_kernel(struct pdc *c)
 		kp_warn("%s: %s; kernel frames stay addresses (--kallsyms "
 			"names a saved copy)", kp_input_name(c->in),
 			kp_resolver_error(c->res));
+	if (c->self)
+		kernel_said(c->self, false);
 }
 
 enum { SP_KERNEL, SP_USER, SP_OTHER };
@@ -406,8 +433,8 @@ push_proc(struct pdc *c, const struct kp_pd_rec *r)
 		if (t[i] == ' ' || t[i] == '\t')
 			t[i] = '_';
 	memcpy(t + k, buf, n);
-	kp_conv_push(&c->cv, kp_conv_intern(&(struct kp_frame){
-				     .sym = kp_intern(t, k + n) }));
+	kp_conv_push(&c->cv, conv_intern(c, &(struct kp_frame){
+					     .sym = kp_intern(t, k + n) }));
 }
 
 /*
@@ -419,7 +446,7 @@ push_unwound(struct pdc *c, const struct kp_pd_rec *r)
 {
 	struct kp_unwind_regs u = {
 		.pid = r->pid, .abi = r->regs_abi,
-		.mask = kp_pd_event(c->pd, (size_t)r->ev)->attr.sample_regs_user,
+		.mask = kp_pd_attr(c->pd, (size_t)r->ev)->sample_regs_user,
 		.regs = r->regs, .nregs = r->nregs,
 		.stack = r->stack, .size = r->stack_dyn,
 	};
@@ -432,6 +459,8 @@ push_unwound(struct pdc *c, const struct kp_pd_rec *r)
 	}
 	if (!c->uw) {
 		c->uw = kp_unwind_new(c->procs, kp_pd_info(c->pd)->arch);
+		if (c->self)
+			kp_unwind_watch(c->uw);
 		c->pcs = kp_xmalloc(KP_UNWIND_MAX * sizeof(*c->pcs));
 	}
 	n = kp_unwind_user(c->uw, &u, c->pcs, KP_UNWIND_MAX, &why);
@@ -837,6 +866,450 @@ finish(struct pdc *c, struct kp_agg *agg)
 			(unsigned long long)kp_pd_unknown(c->pd));
 }
 
+/* ---- halves ----
+ *
+ * A big perf.data file is converted by two threads at once.  Its
+ * samples, in the order the reader delivers them (time order), are cut
+ * in two at the first sample taken after the middle of the capture (the
+ * header's first and last sample times; without them, the first read
+ * past the middle of the data section): this thread converts the
+ * samples before it and stops there; a second thread reads the whole
+ * file again with a reader of its own (kp_pd_open_again, by pread) into
+ * a process model, a resolver, a frame table, an unwinder and
+ * aggregations of its own: it takes in every record before the cut as
+ * this one does (MMAP, COMM, FORK, EXIT ...: the same process model at
+ * every record) but builds no stack for the samples there, then
+ * converts the samples after it.  Both read the same records the same
+ * way, so where the cut falls is the same for both.  Names and frames
+ * are interned in the shared tables (kp_intern_shared).  At the end the
+ * second's stacks are added after this one's, event by event, in their
+ * order (the order of first sight in the whole capture), and what it
+ * would have said is said after what this one said: its kp_warn lines,
+ * kept by a kp_trap, but for those of a file (or of the kernel's
+ * symbols) this one had loaded already, which one thread would not have
+ * said again.  The end (the event kept, metadata, the samples of no
+ * event, a reading error) is the second reader's, which read it all.
+ *
+ * What a sample becomes depends on the samples before it in three ways
+ * only, each checked at the end: when the kernel's symbols are loaded
+ * (the first kernel frame: what the capture had said of the kernel by
+ * then), the modules an unwinder kept for a program (kp_unwind_agrees),
+ * and a total that overflows 64 bits (a stack's count is then left as
+ * it was).  If any of these may differ, or the second thread met a
+ * fatal error (kp_die: out of memory ...), its work is dropped and this
+ * thread converts the rest itself, as one thread does.  Output, messages
+ * and exit status are those of one thread (tests/perf2kp-data/halves.sh
+ * and fuzz_perfdata compare them).
+ */
+
+enum { KEY_NONE, KEY_FILE, KEY_KERNEL };
+/* Where the second half begins: at the first sample taken after a time,
+ * or read past an offset. */
+enum { CUT_NONE, CUT_TIME, CUT_OFFSET };
+
+/* A message of the second half, and what it was said of. */
+struct said {
+	int key;
+	const char *path, *build_id; /* KEY_FILE's */
+	char *msg;
+};
+
+struct half {
+	struct kp_trap trap; /* first: the trap is the half */
+	struct pdc c;
+	struct kp_pd_rec r;
+	pthread_t th;
+	jmp_buf died_at;
+	bool died;
+	int st;	/* its reader's end: 0, or -1 (kp_pd_error) */
+	int key; /* what is being loaded */
+	const char *path, *build_id;
+	struct said *said;
+	size_t nsaid;
+	bool rereading; /* holds reread_mu */
+};
+
+static pthread_mutex_t reread_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+kernel_said(struct half *h, bool on)
+{
+	h->key = on ? KEY_KERNEL : KEY_NONE;
+}
+
+static void
+file_said(void *arg, const char *path, const char *build_id)
+{
+	struct half *h = arg;
+
+	h->key = path ? KEY_FILE : KEY_NONE;
+	h->path = path;
+	h->build_id = build_id;
+}
+
+static void
+half_warn(struct kp_trap *t, char *msg)
+{
+	struct half *h = (struct half *)t;
+	struct said *s;
+
+	if ((h->nsaid & (h->nsaid - 1)) == 0)
+		h->said = kp_xrealloc(h->said, (h->nsaid ? h->nsaid * 2 : 1) *
+						       sizeof(*h->said));
+	s = &h->said[h->nsaid++];
+	s->key = h->key;
+	s->path = h->path;
+	s->build_id = h->build_id;
+	s->msg = msg;
+}
+
+static void
+half_die(struct kp_trap *t)
+{
+	struct half *h = (struct half *)t;
+
+	kp_intern_release();
+	if (h->rereading)
+		pthread_mutex_unlock(&reread_mu);
+	longjmp(h->died_at, 1);
+}
+
+/* kp_conv_intern, whose rereading (kp_frame_reread) keeps its work in
+ * static buffers: one thread's at a time. */
+static const struct kp_frame *
+conv_intern(struct pdc *c, const struct kp_frame *f)
+{
+	if (!kp_intern_shared)
+		return kp_conv_intern(f);
+	pthread_mutex_lock(&reread_mu);
+	if (c->self)
+		c->self->rereading = true;
+	f = kp_conv_intern(f);
+	if (c->self)
+		c->self->rereading = false;
+	pthread_mutex_unlock(&reread_mu);
+	return f;
+}
+
+/*
+ * The records of c->pd to their end (0), an error (-1), or (1) the
+ * first sample of the second half, in *r, when c converts the first.
+ */
+static int
+convert_records(struct pdc *c, struct kp_pd_rec *r)
+{
+	uint64_t done, total;
+	int st;
+
+	while ((st = kp_pd_next(c->pd, r)) > 0) {
+		if (c->cut && r->type == PERF_RECORD_SAMPLE) {
+			kp_pd_progress(c->pd, &done, &total);
+			if (c->cut == CUT_TIME ? r->time > c->cut_at
+					       : done > c->cut_at) {
+				if (!c->self)
+					return 1;
+				c->cut = CUT_NONE; /* the second's own now */
+			} else if (c->self) {
+				continue; /* the first's */
+			}
+		}
+		if (r->time > c->last_time)
+			c->last_time = r->time;
+		c->nsamples += r->type == PERF_RECORD_SAMPLE;
+		record(c, r);
+		progress(c, false);
+	}
+	return st;
+}
+
+/* The caches of a converter, when its stacks are all counted. */
+static void
+drop_caches(struct pdc *c)
+{
+	kp_unwind_free(c->uw);
+	c->uw = NULL;
+	free(c->pcs);
+	c->pcs = NULL;
+	free(c->ftab);
+	c->ftab = NULL;
+	c->fcap = c->fn = 0;
+	free(c->wants);
+	c->wants = NULL;
+	free(c->names);
+	c->names = NULL;
+	kp_pool_free(&c->pool);
+	kp_procs_free(c->procs);
+	c->procs = NULL;
+	kp_resolver_free(c->res);
+	c->res = NULL;
+}
+
+static void
+pdc_free(struct pdc *c, struct kp_agg *agg)
+{
+	size_t i;
+
+	drop_caches(c);
+	kp_offcpu_free(c->off);
+	free(c->words);
+	for (i = 0; i < c->naggs; i++)
+		if (c->aggs[i] != agg)
+			kp_agg_free(c->aggs[i]);
+	if (c->direct && c->direct != agg && c->direct_ev >= c->naggs)
+		kp_agg_free(c->direct); /* a half's, its event not met */
+	free(c->aggs);
+	kp_conv_free(&c->cv);
+	free(c->kallsyms);
+	free(c->kload.build_id);
+	kp_pd_close(c->pd);
+}
+
+static void *
+half_main(void *arg)
+{
+	struct half *h = arg;
+
+	kp_trap = &h->trap;
+	if (setjmp(h->died_at) == 0) {
+		h->st = convert_records(&h->c, &h->r);
+		/* all but what the end compares (its unwinder's modules) */
+		kp_procs_free(h->c.procs);
+		h->c.procs = NULL;
+		kp_resolver_free(h->c.res);
+		h->c.res = NULL;
+		free(h->c.ftab);
+		h->c.ftab = NULL;
+		free(h->c.names);
+		h->c.names = NULL;
+		kp_pool_free(&h->c.pool);
+	} else {
+		h->died = true;
+	}
+	kp_trap = NULL;
+	return NULL;
+}
+
+/* Processors this thread may run on. */
+static int
+cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+/*
+ * One event but perf's dummy, the one kept if it has samples: its
+ * stacks go to the caller's aggregation as they come (in the order
+ * finish() would add them), not to one of their own copied there at
+ * the end.  A pipe may name more events later; --event may name none.
+ */
+static size_t
+direct_event(struct pdc *c)
+{
+	size_t i, ev = SIZE_MAX;
+
+	if (kp_pd_pipe(c->pd) || c->event)
+		return SIZE_MAX;
+	for (i = 0; i < kp_pd_nevents(c->pd); i++)
+		if (!kp_pd_event(c->pd, i)->dummy)
+			ev = ev == SIZE_MAX ? i : SIZE_MAX - 1;
+	return ev < SIZE_MAX - 1 ? ev : SIZE_MAX;
+}
+
+/* Start the second half's thread if c's file is worth it. */
+static bool
+split(struct pdc *c, struct half *h)
+{
+	const struct kp_pd_opts *o = c->o;
+	const struct kp_pd_info *info;
+	uint64_t from, total, end;
+	struct kp_pd *pd2;
+
+	if (!o->split_min || c->off || kp_pd_pipe(c->pd))
+		return false;
+	kp_pd_progress(c->pd, &from, &total);
+	end = kp_pd_data_end(c->pd);
+	if (end <= from || (o->split_min > 1 && (end - from < o->split_min ||
+						  cpus() < 2)))
+		return false;
+	if (!(pd2 = kp_pd_open_again(c->pd)))
+		return false;
+	memset(h, 0, sizeof(*h));
+	h->trap.warn = half_warn;
+	h->trap.die = half_die;
+	h->c.o = c->o;
+	h->c.po = c->po;
+	h->c.event = c->event;
+	h->c.in = c->in;
+	h->c.pd = pd2;
+	h->c.self = h;
+	/* the first reader's calls that name the events, made again */
+	h->c.direct_ev = direct_event(&h->c);
+	if (h->c.direct_ev != SIZE_MAX)
+		h->c.direct = kp_agg_new();
+	h->c.res = kp_resolver_new(0);
+	kp_resolver_share(c->res, h->c.res);
+	kp_resolver_on_load(h->c.res, file_said, h);
+	h->c.procs = kp_procs_new();
+	kp_conv_init(&h->c.cv, NULL, c->in);
+	/* the cut: the middle */
+	info = kp_pd_info(c->pd);
+	c->cut = CUT_OFFSET;
+	c->cut_at = from + (end - from) / 2;
+	if (info->last_time > info->first_time) {
+		c->cut = CUT_TIME;
+		c->cut_at = info->first_time +
+			    (info->last_time - info->first_time) / 2;
+	}
+	h->c.cut = c->cut;
+	h->c.cut_at = c->cut_at;
+	kp_intern_shared = true;
+	if (pthread_create(&h->th, NULL, half_main, h) != 0) {
+		kp_intern_shared = false;
+		c->cut = CUT_NONE;
+		pdc_free(&h->c, NULL);
+		return false;
+	}
+	return true;
+}
+
+/* c's aggregation of event i, made if new (see stack()). */
+static struct kp_agg *
+agg_of(struct pdc *c, size_t i)
+{
+	if (i >= c->naggs) {
+		c->aggs = kp_xrealloc(c->aggs, (i + 1) * sizeof(*c->aggs));
+		for (; c->naggs <= i; c->naggs++)
+			c->aggs[c->naggs] = c->naggs == c->direct_ev
+						    ? c->direct
+						    : kp_agg_new();
+	}
+	return c->aggs[i];
+}
+
+/* Would the second half's stacks, added to c's, be what one thread
+ * counts?  Not if a total overflows (see "halves"). */
+static bool
+totals_fit(struct pdc *c, const struct pdc *c2)
+{
+	const struct kp_agg *a, *b;
+	size_t i;
+
+	for (i = 0; i < c2->naggs; i++) {
+		b = c2->aggs[i];
+		if (!kp_agg_len(b))
+			continue;
+		a = i < c->naggs ? c->aggs[i]
+		    : i == c->direct_ev ? c->direct : NULL;
+		if (!kp_agg_total_ok(b) ||
+		    (a && (!kp_agg_total_ok(a) ||
+			   kp_agg_total(a) > UINT64_MAX - kp_agg_total(b))))
+			return false;
+	}
+	return true;
+}
+
+/* The second half converted what one thread would have: NULL, else
+ * why not. */
+static const char *
+half_differs(struct pdc *c, struct half *h)
+{
+	const struct pdc *c2 = &h->c;
+
+	if (h->died)
+		return "a fatal error";
+	if (c->kernel_tried && c2->kernel_tried &&
+	    (c->kload.have_text != c2->kload.have_text ||
+	     c->kload.text != c2->kload.text ||
+	     !c->kload.build_id != !c2->kload.build_id ||
+	     (c->kload.build_id &&
+	      strcmp(c->kload.build_id, c2->kload.build_id) != 0)))
+		return "the kernel's symbols";
+	if (!kp_unwind_agrees(c->uw, c2->uw))
+		return "an unwinder's modules";
+	if (!totals_fit(c, c2))
+		return "a total";
+	return NULL;
+}
+
+static void
+half_free(struct half *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nsaid; i++)
+		free(h->said[i].msg);
+	free(h->said);
+	pdc_free(&h->c, NULL);
+}
+
+/*
+ * The second half joined to c (its first): its messages said, its
+ * stacks added, its reader's end taken; *st its reader's status.  False
+ * (and nothing of it kept) when c must convert the rest itself.
+ */
+static bool
+join(struct pdc *c, struct half *h, int *st)
+{
+	const struct said *s;
+	struct pdc *c2 = &h->c;
+	const struct kp_stack *k;
+	const char *why;
+	struct kp_agg *a;
+	size_t i, j;
+
+	pthread_join(h->th, NULL);
+	kp_intern_shared = false;
+	if ((why = half_differs(c, h)) != NULL) {
+		if (c->o->split_trace)
+			fprintf(stderr, "%s: %s: halves: %lu + %lu samples; "
+				"the second's again here (%s)\n", kp_progname,
+				kp_input_name(c->in), c->nsamples,
+				c2->nsamples, why);
+		half_free(h);
+		return false;
+	}
+	if (c->o->split_trace)
+		fprintf(stderr, "%s: %s: halves: %lu + %lu samples\n",
+			kp_progname, kp_input_name(c->in), c->nsamples,
+			c2->nsamples);
+	for (i = 0; i < h->nsaid; i++) {
+		s = &h->said[i];
+		/* what the first said too, one thread says once */
+		if ((s->key == KEY_KERNEL && c->kernel_tried) ||
+		    (s->key == KEY_FILE &&
+		     kp_resolver_has_file(c->res, s->path, s->build_id)))
+			continue;
+		if (s->msg)
+			kp_warn("%s", s->msg);
+		else
+			kp_warn("out of memory");
+	}
+	drop_caches(c);
+	for (i = 0; i < c2->naggs; i++) {
+		if (!kp_agg_len(c2->aggs[i]))
+			continue;
+		a = agg_of(c, i);
+		for (j = 0; j < kp_agg_len(c2->aggs[i]); j++) {
+			k = kp_agg_get(c2->aggs[i], j);
+			kp_agg_add_or_skip(a, c->in, k->frames, k->n, k->count);
+		}
+	}
+	if (!c->not_unwound)
+		c->not_unwound_why = c2->not_unwound_why;
+	c->not_unwound += c2->not_unwound;
+	/* the end is the second reader's */
+	kp_pd_close(c->pd);
+	c->pd = c2->pd;
+	c2->pd = NULL;
+	*st = h->st;
+	half_free(h);
+	return true;
+}
+
 int
 kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 		    const struct kp_pd_opts *o, struct kp_perf_events *evs,
@@ -844,7 +1317,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 {
 	struct pdc c;
 	struct kp_pd_rec r;
-	size_t i;
+	struct half *h;
 	int st;
 
 	memset(&c, 0, sizeof(c));
@@ -855,25 +1328,9 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	c.in = in;
 	if (!(c.pd = kp_pd_open(in, why)))
 		return -1;
-	/*
-	 * One event but perf's dummy, the one kept if it has samples: its
-	 * stacks go to the caller's aggregation as they come (in the order
-	 * finish() would add them), not to one of their own copied there at
-	 * the end.  A pipe may name more events later; --event may name
-	 * none.
-	 */
-	c.direct_ev = SIZE_MAX;
-	if (!kp_pd_pipe(c.pd) && !c.event) {
-		for (i = 0; i < kp_pd_nevents(c.pd); i++)
-			if (!kp_pd_event(c.pd, i)->dummy)
-				c.direct_ev = c.direct_ev == SIZE_MAX
-						      ? i
-						      : SIZE_MAX - 1;
-		if (c.direct_ev < SIZE_MAX - 1)
-			c.direct = agg;
-		else
-			c.direct_ev = SIZE_MAX;
-	}
+	c.direct_ev = direct_event(&c);
+	if (c.direct_ev != SIZE_MAX)
+		c.direct = agg;
 	c.res = kp_resolver_new(0);
 	c.procs = kp_procs_new();
 	c.tty = isatty(2) && !kp_quiet;
@@ -882,11 +1339,30 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 		c.off = kp_offcpu_new();
 		c.sw_ev = -1;
 	}
-	while ((st = kp_pd_next(c.pd, &r)) > 0) {
-		if (r.time > c.last_time)
-			c.last_time = r.time;
-		record(&c, &r);
-		progress(&c, false);
+	h = kp_xmalloc(sizeof(*h));
+	if (!split(&c, h)) {
+		free(h);
+		h = NULL;
+	}
+	st = convert_records(&c, &r);
+	if (h) {
+		c.cut = CUT_NONE;
+		if (st <= 0) {
+			/* the cut not reached: the second converted nothing */
+			if (c.o->split_trace)
+				fprintf(stderr, "%s: %s: halves: %lu samples, "
+					"the cut not reached\n", kp_progname,
+					kp_input_name(in), c.nsamples);
+			pthread_join(h->th, NULL);
+			kp_intern_shared = false;
+			half_free(h);
+		} else if (!join(&c, h, &st)) {
+			/* the rest here, from the record the first stopped at */
+			record(&c, &r);
+			progress(&c, false);
+			st = convert_records(&c, &r);
+		}
+		free(h);
 	}
 	progress(&c, true);
 	if (st < 0) {
@@ -919,22 +1395,6 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 			c.not_unwound == 1 ? "" : "s", c.not_unwound_why,
 			c.not_unwound == 1 ? "" : ", the first");
 	finish(&c, agg);
-	kp_unwind_free(c.uw);
-	free(c.pcs);
-	kp_offcpu_free(c.off);
-	free(c.words);
-	for (i = 0; i < c.naggs; i++)
-		if (c.aggs[i] != agg)
-			kp_agg_free(c.aggs[i]);
-	free(c.aggs);
-	kp_conv_free(&c.cv);
-	free(c.ftab);
-	free(c.wants);
-	free(c.names);
-	kp_pool_free(&c.pool);
-	kp_procs_free(c.procs);
-	kp_resolver_free(c.res);
-	free(c.kallsyms);
-	kp_pd_close(c.pd);
+	pdc_free(&c, agg);
 	return 0;
 }

@@ -96,6 +96,7 @@ proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
 		ps->cur.n++;
 	p = kp_xcalloc(1, sizeof(*p));
 	p->pid = pid;
+	p->seq = ps->nall;
 	s->p = p;
 	if ((ps->nall & (ps->nall - 1)) == 0)
 		ps->all = kp_xrealloc(ps->all, (ps->nall ? ps->nall * 2 : 1) *

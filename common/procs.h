@@ -50,6 +50,8 @@ struct kp_proc {
 	/* the program an exec replaced (its mappings still hold a sample
 	 * taken inside execve), or NULL */
 	const struct kp_proc *before;
+	size_t seq; /* its index in kp_procs_at: a model built from the
+		     * same records numbers the same programs alike */
 };
 
 struct kp_procs *kp_procs_new(void);

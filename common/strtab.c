@@ -5,8 +5,38 @@
 
 #define ARENA_CHUNK (1u << 20)
 
-static char *arena_cur;
-static size_t arena_left;
+/* each thread's own (two may intern at once: internal.h) */
+static _Thread_local char *arena_cur;
+static _Thread_local size_t arena_left;
+
+bool kp_intern_shared;
+static _Thread_local struct kp_shard *held;
+
+void
+kp_shard_lock(struct kp_shard *sh)
+{
+	if (kp_intern_shared) {
+		pthread_mutex_lock(&sh->mu);
+		held = sh;
+	}
+}
+
+void
+kp_shard_unlock(struct kp_shard *sh)
+{
+	if (kp_intern_shared) {
+		held = NULL;
+		pthread_mutex_unlock(&sh->mu);
+	}
+}
+
+void
+kp_intern_release(void)
+{
+	if (held)
+		pthread_mutex_unlock(&held->mu);
+	held = NULL;
+}
 
 void *
 kp_arena_alloc(size_t n)
@@ -31,32 +61,37 @@ kp_arena_alloc(size_t n)
  * table (uthash's chains cost a bucket, an entry and the key per probe,
  * 4% of perf2kp's time on a capture of mostly distinct stacks).
  */
-static struct kp_slots strings;
+static struct kp_shard strings[KP_SHARDS] = KP_SHARDS_INIT;
 
 const char *
 kp_intern(const char *s, size_t len)
 {
 	uint64_t h = kp_hash(s, len);
+	struct kp_shard *sh = &strings[KP_SHARD_OF(h)];
 	size_t mask, j;
 	const char *c;
 	char *copy;
 
-	kp_slots_reserve(&strings, 4096);
-	mask = strings.cap - 1;
-	for (j = h & mask; (c = strings.tab[j].p) != NULL; j = (j + 1) & mask)
-		if (strings.tab[j].hash == h &&
+	kp_shard_lock(sh);
+	kp_slots_reserve(&sh->t, 4096 / KP_SHARDS);
+	mask = sh->t.cap - 1;
+	for (j = h & mask; (c = sh->t.tab[j].p) != NULL; j = (j + 1) & mask)
+		if (sh->t.tab[j].hash == h &&
 		    ((const size_t *)(const void *)c)[-1] == len &&
 		    memcmp(c, s, len) == 0)
-			return c;
+			goto out;
 	copy = kp_arena_alloc(sizeof(size_t) + len + 1);
 	memcpy(copy, &len, sizeof(len));
 	copy += sizeof(size_t);
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	strings.tab[j].hash = h;
-	strings.tab[j].p = copy;
-	strings.n++;
-	return copy;
+	sh->t.tab[j].hash = h;
+	sh->t.tab[j].p = copy;
+	c = copy;
+	sh->t.n++;
+out:
+	kp_shard_unlock(sh);
+	return c;
 }
 
 const char *
@@ -68,5 +103,9 @@ kp_intern_str(const char *s)
 size_t
 kp_intern_count(void)
 {
-	return strings.n;
+	size_t i, n = 0;
+
+	for (i = 0; i < KP_SHARDS; i++)
+		n += strings[i].t.n;
+	return n;
 }

@@ -14,6 +14,7 @@
 const char *kp_progname = "kp";
 bool kp_quiet;
 unsigned long kp_skipped;
+_Thread_local struct kp_trap *kp_trap;
 
 static char stdout_buf[1 << 17];
 
@@ -38,6 +39,19 @@ vwarn(const char *fmt, va_list ap)
 
 	if (kp_quiet)
 		return;
+	if (kp_trap) {
+		char *msg = NULL, *m;
+
+		if (vasprintf(&msg, fmt, ap) < 0)
+			msg = NULL;
+		else if (len && fmt[len - 1] == ':' &&
+			 asprintf(&m, "%s %s", msg, strerror(saved)) >= 0) {
+			free(msg);
+			msg = m;
+		}
+		kp_trap->warn(kp_trap, msg);
+		return;
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: ", kp_progname);
 	vfprintf(stderr, fmt, ap);
@@ -64,6 +78,8 @@ kp_die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vwarn(fmt, ap);
 	va_end(ap);
+	if (kp_trap)
+		kp_trap->die(kp_trap);
 	exit(KP_EXIT_FATAL);
 }
 

@@ -33,6 +33,18 @@ void kp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, then exit(KP_EXIT_FATAL). */
 _Noreturn void kp_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+/*
+ * A helper thread's messages, kept for the thread that runs it to say
+ * in their place: on a thread whose kp_trap is set, kp_warn hands its
+ * line (without "prog: "; NULL when out of memory) to warn instead of
+ * printing it (nothing when kp_quiet), and kp_die then calls die, which
+ * must not return (it ends the thread).
+ */
+struct kp_trap {
+	void (*warn)(struct kp_trap *t, char *msg); /* msg: warn's to free */
+	void (*die)(struct kp_trap *t);
+};
+extern _Thread_local struct kp_trap *kp_trap;
 /* "prog: msg", a hint to run "prog -h", exit(KP_EXIT_USAGE). */
 _Noreturn void kp_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -122,11 +122,19 @@ main(int argc, char **argv)
 	struct kp_perf_events evs = { 0 };
 	struct run run = { &pdo, &evs };
 	struct kp_agg *agg;
+	const char *env;
 	int ch;
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
-	o.split_min = 8u << 20; /* a big file's halves on two threads */
+	/* a big file's halves on two threads; PERF2KP_SPLIT=0 one thread,
+	 * =1 two wherever a file can be split (the tests) */
+	o.split_min = 8u << 20;
+	pdo.split_min = 8u << 20;
+	if ((env = getenv("PERF2KP_SPLIT")) && (!strcmp(env, "0") ||
+						!strcmp(env, "1")))
+		o.split_min = pdo.split_min = *env == '1';
+	pdo.split_trace = getenv("PERF2KP_SPLIT_TRACE") != NULL;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
 		switch (ch) {
 		case OPT_EVENT:

@@ -8,7 +8,10 @@
  * message, never crash or read out of bounds; every sample it returns
  * belongs to an event and is counted there.  The converter then runs on
  * it (no kernel symbols: --kallsyms names no file) and what it writes
- * must be kp that reads back the same (conv_fuzz.h).  Seeds in
+ * must be kp that reads back the same (conv_fuzz.h).  Then it runs
+ * twice more, on one thread and on two (the samples cut in two halves
+ * wherever the file can be: perf2kp's halves, common/perfdata_conv.c):
+ * the same kp, samples and skipped records, or both refuse.  Seeds in
  * tests/fuzz/corpus/fuzz_perfdata/ are small real captures of this
  * machine (file mode, pipe mode, -z, two events, --call-graph dwarf, a
  * tracepoint, a user command), truncated copies, and crashers found.
@@ -72,6 +75,22 @@ read_all(const char *path)
 		fputc('\n', stderr); /* keep the reads */
 }
 
+/* The options the first byte picks. */
+static void
+set_opts(struct kp_perf_opts *o, struct kp_pd_opts *pdo, unsigned flags)
+{
+	memset(o, 0, sizeof(*o));
+	memset(pdo, 0, sizeof(*pdo));
+	o->proc = flags & 3;
+	o->space = (flags >> 2) % 3;
+	o->period = flags & 0x10;
+	o->raw_names = flags & 0x20;
+	pdo->no_demangle = flags & 0x40;
+	pdo->perf = o;
+	pdo->kallsyms = "/nonexistent/kallsyms";
+	pdo->keep_going = true;
+}
+
 static bool
 convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 {
@@ -81,21 +100,47 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	const char *why;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
-	memset(&pdo, 0, sizeof(pdo));
-	o.proc = flags & 3;
-	o.space = (flags >> 2) % 3;
-	o.period = flags & 0x10;
-	o.raw_names = flags & 0x20;
-	pdo.no_demangle = flags & 0x40;
-	pdo.perf = &o;
-	pdo.kallsyms = "/nonexistent/kallsyms";
-	pdo.keep_going = true;
+	set_opts(&o, &pdo, flags);
 	if (!kp_pd_is(in))
 		return true;
 	ret = kp_perfdata_convert(agg, in, &pdo, &evs, &why);
 	kp_perf_events_free(&evs);
 	return ret < 0;
+}
+
+/* Convert [p, p + n) as perf2kp does, on two threads if halves; the kp
+ * written (metadata too), or NULL if refused. */
+static char *
+run(const uint8_t *p, size_t n, unsigned flags, bool halves, size_t *len,
+    uint64_t *samples, unsigned long *skipped)
+{
+	char path[64], *out = NULL;
+	struct kp_perf_opts o;
+	struct kp_pd_opts pdo;
+	struct kp_perf_events evs = { 0 };
+	struct kp_agg *agg = kp_agg_new();
+	struct kp_input *in;
+	const char *why;
+	int fd = memfd_with(p, n, path, sizeof(path));
+
+	set_opts(&o, &pdo, flags);
+	pdo.split_min = halves;
+	kp_skipped = 0;
+	kp_meta_clear();
+	in = kp_input_open(path);
+	if (kp_pd_is(in) && kp_perfdata_convert(agg, in, &pdo, &evs, &why) == 0) {
+		*samples = 0;
+		for (size_t i = 0; i < evs.n; i++)
+			*samples += evs.v[i].samples;
+		agg = kp_perf_pick(&o, &evs, agg);
+		out = write_kp(agg, len);
+		*skipped = kp_skipped;
+	}
+	kp_input_close(in);
+	close(fd);
+	kp_perf_events_free(&evs);
+	kp_agg_free(agg);
+	return out;
 }
 
 int
@@ -111,5 +156,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	read_all(path);
 	close(fd);
-	return conv_fuzz_one(data, size, "fuzz_perfdata", convert);
+	conv_fuzz_one(data, size, "fuzz_perfdata", convert);
+	{
+		char *a, *b;
+		size_t alen = 0, blen = 0;
+		uint64_t as = 0, bs = 0;
+		unsigned long ak = 0, bk = 0;
+
+		a = run(data + 1, size - 1, data[0], false, &alen, &as, &ak);
+		b = run(data + 1, size - 1, data[0], true, &blen, &bs, &bk);
+		if ((a == NULL) != (b == NULL) ||
+		    (a && (alen != blen || memcmp(a, b, alen) != 0 || as != bs ||
+			   ak != bk)))
+			abort(); /* two halves on two threads and one differ */
+		free(a);
+		free(b);
+	}
+	return 0;
 }
