@@ -8,7 +8,6 @@
  * not with the input.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1552,17 +1551,6 @@ split_point(int fd, uint64_t from, uint64_t size)
 	return found;
 }
 
-/* Processors this thread may run on. */
-static int
-cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 1;
-	return CPU_COUNT(&set);
-}
-
 static void *
 half_main(void *pf)
 {
@@ -1580,7 +1568,7 @@ split(struct perf *pf, struct half *hf, pthread_spinlock_t *mu)
 
 	if (!pf->o->split_min || !kp_input_unread(pf->in, &cur, &size) ||
 	    size - cur < pf->o->split_min ||
-	    (pf->o->split_min > 1 && cpus() < 2) ||
+	    (pf->o->split_min > 1 && kp_cpus() < 2) ||
 	    pread(kp_input_fd(pf->in), &last, 1, (off_t)size - 1) != 1 ||
 	    last != '\n')
 		return false;

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <libiberty/demangle.h>
 #include <pthread.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1089,17 +1088,6 @@ half_main(void *arg)
 	return NULL;
 }
 
-/* Processors this thread may run on. */
-static int
-cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 1;
-	return CPU_COUNT(&set);
-}
-
 /*
  * One event but perf's dummy, the one kept if it has samples: its
  * stacks go to the caller's aggregation as they come (in the order
@@ -1133,7 +1121,7 @@ split(struct pdc *c, struct half *h)
 	kp_pd_progress(c->pd, &from, &total);
 	end = kp_pd_data_end(c->pd);
 	if (end <= from || (o->split_min > 1 && (end - from < o->split_min ||
-						  cpus() < 2)))
+						  kp_cpus() < 2)))
 		return false;
 	if (!(pd2 = kp_pd_open_again(c->pd)))
 		return false;

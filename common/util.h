@@ -148,6 +148,9 @@ uint64_t kp_hash_line(const char *s, size_t len);
  */
 extern unsigned long kp_skipped;
 int kp_finish(void);
+/* The processors this thread may run on (1 if that cannot be told):
+ * whether a converter's second thread can run beside the first. */
+int kp_cpus(void);
 /* Check a stream opened for output (fflush + ferror + fclose). */
 int kp_close_output(FILE *fp, const char *name);
 
