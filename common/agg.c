@@ -126,6 +126,19 @@ kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 	add(agg, frames, n, count);
 }
 
+void
+kp_agg_add_agg(struct kp_agg *agg, struct kp_input *in,
+	       const struct kp_agg *src)
+{
+	const struct kp_stack *st;
+	size_t i;
+
+	for (i = 0; i < kp_agg_len(src); i++) {
+		st = kp_agg_get(src, i);
+		kp_agg_add_or_skip(agg, in, st->frames, st->n, st->count);
+	}
+}
+
 struct kp_stack *
 kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
 		 const struct kp_frame *const *frames, size_t n,

@@ -34,6 +34,10 @@ int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 			const struct kp_frame *const *frames, size_t n,
 			uint64_t count);
+/* Every stack of src added to agg, in src's order (a converter's second
+ * thread's stacks after its first's). */
+void kp_agg_add_agg(struct kp_agg *agg, struct kp_input *in,
+		    const struct kp_agg *src);
 /*
  * kp_agg_add_or_skip, returning the stack's entry (NULL if skipped): a
  * handle that stays valid, so that a caller which knows the same stack

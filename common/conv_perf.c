@@ -1603,9 +1603,8 @@ static bool
 merge_half(struct perf *pf, struct half *hf)
 {
 	struct kp_perf_event *e2, *ev;
-	const struct kp_stack *st;
 	bool over = false;
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < hf->evs.n; i++) {
 		e2 = &hf->evs.v[i];
@@ -1614,11 +1613,7 @@ merge_half(struct perf *pf, struct half *hf)
 		if (!ev->agg || !e2->agg)
 			continue;
 		over |= !kp_agg_total_ok(e2->agg);
-		for (j = 0; j < kp_agg_len(e2->agg); j++) {
-			st = kp_agg_get(e2->agg, j);
-			kp_agg_add_or_skip(ev->agg, pf->in, st->frames, st->n,
-					   st->count);
-		}
+		kp_agg_add_agg(ev->agg, pf->in, e2->agg);
 	}
 	kp_perf_events_free(&hf->evs);
 	kp_agg_free(hf->agg);

@@ -788,7 +788,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 	const struct kp_pd_info *info = kp_pd_info(c->pd);
 	struct kp_pd_event *e, *keep = NULL;
 	char *list = NULL;
-	size_t i, k, len = 0, nlisted = 0;
+	size_t i, len = 0, nlisted = 0;
 	int ik = -1;
 
 	for (i = 0; i < kp_pd_nevents(c->pd); i++) {
@@ -824,16 +824,8 @@ finish(struct pdc *c, struct kp_agg *agg)
 		kp_warn("%s: %s: kept %s%s", kp_input_name(c->in), list,
 			keep->name, c->event ? "" : "; --event to choose");
 	free(list);
-	if (keep && (size_t)ik < c->naggs && c->aggs[ik] != agg) {
-		struct kp_agg *a = c->aggs[ik];
-
-		for (k = 0; k < kp_agg_len(a); k++) {
-			const struct kp_stack *st = kp_agg_get(a, k);
-
-			kp_agg_add_or_skip(agg, c->in, st->frames, st->n,
-					   st->count);
-		}
-	}
+	if (keep && (size_t)ik < c->naggs && c->aggs[ik] != agg)
+		kp_agg_add_agg(agg, c->in, c->aggs[ik]);
 	if (keep) {
 		kp_perf_kept(c->evs, keep->name, keep->nsamples, agg);
 		kp_meta_set("samples", "%llu",
@@ -1244,10 +1236,8 @@ join(struct pdc *c, struct half *h, int *st)
 {
 	const struct said *s;
 	struct pdc *c2 = &h->c;
-	const struct kp_stack *k;
 	const char *why;
-	struct kp_agg *a;
-	size_t i, j;
+	size_t i;
 
 	pthread_join(h->th, NULL);
 	kp_intern_shared = false;
@@ -1277,15 +1267,9 @@ join(struct pdc *c, struct half *h, int *st)
 			kp_warn("out of memory");
 	}
 	drop_caches(c);
-	for (i = 0; i < c2->naggs; i++) {
-		if (!kp_agg_len(c2->aggs[i]))
-			continue;
-		a = agg_of(c, i);
-		for (j = 0; j < kp_agg_len(c2->aggs[i]); j++) {
-			k = kp_agg_get(c2->aggs[i], j);
-			kp_agg_add_or_skip(a, c->in, k->frames, k->n, k->count);
-		}
-	}
+	for (i = 0; i < c2->naggs; i++)
+		if (kp_agg_len(c2->aggs[i]))
+			kp_agg_add_agg(agg_of(c, i), c->in, c2->aggs[i]);
 	if (!c->not_unwound)
 		c->not_unwound_why = c2->not_unwound_why;
 	c->not_unwound += c2->not_unwound;
