@@ -78,6 +78,9 @@ usage(FILE *fp, int status)
 		"  --state           with --off-cpu: the task state ([S], [D],\n"
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
+		"Environment: PERF2KP_SPLIT=0 one thread, =1 split any input\n"
+		"(default: a file of 8 MB or more on two threads);\n"
+		"PERF2KP_SPLIT_TRACE: how a perf.data was split, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every program has a man page that renders without warnings, and every
-# long option its -h prints is in that man page.
+# long option and environment variable its -h prints is in that man page.
 set -u
 fail=0
 command -v groff > /dev/null || { echo "skipped: groff is not installed"; exit 77; }
@@ -25,6 +25,12 @@ for p in "$KP_BIN"/*; do
 			echo "FAILED: $n: option $o is in -h but not in man/$n.1"; fail=1
 		fi
 	done
-	echo "ok: $n: $(echo $opts | wc -w) options of -h are in its man page"
+	envs=$("$p" -h 2>/dev/null | grep -o '\b[A-Z][A-Z0-9]*_[A-Z0-9_]*\b' | sort -u)
+	for e in $envs; do
+		if ! grep -q "^\.B $e\$" "$m" || ! grep -q '^\.SH ENVIRONMENT' "$m"; then
+			echo "FAILED: $n: $e is in -h but not under ENVIRONMENT in man/$n.1"; fail=1
+		fi
+	done
+	echo "ok: $n: $(echo $opts | wc -w) options and $(echo $envs | wc -w) variables of -h are in its man page"
 done
 exit $fail
