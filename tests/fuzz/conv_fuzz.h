@@ -94,4 +94,61 @@ conv_fuzz_one(const uint8_t *data, size_t size, const char *name,
 	return 0;
 }
 
+/*
+ * One run of perf2kp's conversion (text or perf.data) as perf2kp runs it:
+ * the kp written (metadata too) or NULL if the input was refused, with
+ * the samples of every event and the lines or records skipped.
+ */
+struct conv_run {
+	char *kp;
+	size_t len;
+	uint64_t samples;
+	unsigned long skipped;
+};
+
+/* conv: convert in under the options flags (on two threads where it can
+ * be split if halves), its events into evs; the aggregation to write
+ * (kp_perf_pick's), or NULL if refused. */
+typedef struct kp_agg *(*conv_events_fn)(struct kp_agg *agg,
+					 struct kp_input *in, unsigned flags,
+					 bool halves, struct kp_perf_events *evs);
+
+static inline struct conv_run
+conv_fuzz_run(const void *p, size_t n, unsigned flags, bool halves,
+	      conv_events_fn conv)
+{
+	struct conv_run r = { 0 };
+	struct kp_perf_events evs = { 0 };
+	struct kp_agg *agg = kp_agg_new(), *kept;
+	struct kp_input *in;
+	char path[64];
+	int fd = memfd_with(p, n, path, sizeof(path));
+
+	kp_skipped = 0;
+	kp_meta_clear();
+	in = kp_input_open(path);
+	if ((kept = conv(agg, in, flags, halves, &evs)) != NULL) {
+		agg = kept;
+		for (size_t i = 0; i < evs.n; i++)
+			r.samples += evs.v[i].samples;
+		r.kp = write_kp(agg, &r.len);
+		r.skipped = kp_skipped;
+	}
+	kp_input_close(in);
+	close(fd);
+	kp_perf_events_free(&evs);
+	kp_agg_free(agg);
+	return r;
+}
+
+/* The same kp, samples and skipped count, or both refused. */
+static inline bool
+conv_run_same(const struct conv_run *a, const struct conv_run *b)
+{
+	if (!a->kp || !b->kp)
+		return !a->kp && !b->kp;
+	return a->len == b->len && memcmp(a->kp, b->kp, a->len) == 0 &&
+	       a->samples == b->samples && a->skipped == b->skipped;
+}
+
 #endif

@@ -41,37 +41,20 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	return rejected;
 }
 
-/* Convert [p, p + n), split in two halves at its middle where it can
- * be if halves; the kp written, or NULL if refused. */
-static char *
-run(const uint8_t *p, size_t n, unsigned flags, bool halves, size_t *len,
-    uint64_t *samples, unsigned long *skipped)
+/* perf2kp's conversion of perf script text (conv_fuzz_run), split in
+ * two halves at its middle where it can be if halves. */
+static struct kp_agg *
+convert_events(struct kp_agg *agg, struct kp_input *in, unsigned flags,
+	       bool halves, struct kp_perf_events *evs)
 {
-	char path[64], *out = NULL;
 	struct kp_perf_opts o;
-	struct kp_perf_events evs = { 0 };
-	struct kp_agg *agg = kp_agg_new();
-	struct kp_input *in;
 	const char *why;
-	int fd = memfd_with(p, n, path, sizeof(path));
 
 	set_opts(&o, flags);
 	o.split_min = halves;
-	kp_skipped = 0;
-	in = kp_input_open(path);
-	if (kp_perf_convert(agg, in, &o, &evs, &why) == 0) {
-		*samples = 0;
-		for (size_t i = 0; i < evs.n; i++)
-			*samples += evs.v[i].samples;
-		agg = kp_perf_pick(&o, &evs, agg);
-		out = write_kp(agg, len);
-		*skipped = kp_skipped;
-	}
-	kp_input_close(in);
-	close(fd);
-	kp_perf_events_free(&evs);
-	kp_agg_free(agg);
-	return out;
+	if (kp_perf_convert(agg, in, &o, evs, &why) < 0)
+		return NULL;
+	return kp_perf_pick(&o, evs, agg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,11 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct conv_run a, b, c;
 	uint8_t *crlf;
-	char *a, *b, *c;
-	size_t alen = 0, blen = 0, clen = 0, i, n;
-	uint64_t as = 0, bs = 0, cs = 0;
-	unsigned long ak = 0, bk = 0, ck = 0;
+	size_t i, n;
 
 	conv_fuzz_one(data, size, "fuzz_perf2kp", convert);
 	if (size < 1 || memchr(data + 1, '\r', size - 1))
@@ -96,19 +77,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			crlf[n++] = '\r';
 		crlf[n++] = data[i];
 	}
-	a = run(data + 1, size - 1, data[0], false, &alen, &as, &ak);
-	b = run(crlf, n, data[0], false, &blen, &bs, &bk);
-	if (a && b &&
-	    (alen != blen || memcmp(a, b, alen) != 0 || as != bs || ak != bk))
+	a = conv_fuzz_run(data + 1, size - 1, data[0], false, convert_events);
+	b = conv_fuzz_run(crlf, n, data[0], false, convert_events);
+	if (a.kp && b.kp && !conv_run_same(&a, &b))
 		abort(); /* the block path and the line path differ */
-	c = run(data + 1, size - 1, data[0], true, &clen, &cs, &ck);
-	if ((a == NULL) != (c == NULL) ||
-	    (a && (alen != clen || memcmp(a, c, alen) != 0 || as != cs ||
-		   ak != ck)))
+	c = conv_fuzz_run(data + 1, size - 1, data[0], true, convert_events);
+	if (!conv_run_same(&a, &c))
 		abort(); /* two halves on two threads and one differ */
-	free(a);
-	free(b);
-	free(c);
+	free(a.kp);
+	free(b.kp);
+	free(c.kp);
 	free(crlf);
 	return 0;
 }

@@ -108,44 +108,27 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	return ret < 0;
 }
 
-/* Convert [p, p + n) as perf2kp does, on two threads if halves; the kp
- * written (metadata too), or NULL if refused. */
-static char *
-run(const uint8_t *p, size_t n, unsigned flags, bool halves, size_t *len,
-    uint64_t *samples, unsigned long *skipped)
+/* perf2kp's conversion of a perf.data (conv_fuzz_run), on two threads
+ * if halves. */
+static struct kp_agg *
+convert_events(struct kp_agg *agg, struct kp_input *in, unsigned flags,
+	       bool halves, struct kp_perf_events *evs)
 {
-	char path[64], *out = NULL;
 	struct kp_perf_opts o;
 	struct kp_pd_opts pdo;
-	struct kp_perf_events evs = { 0 };
-	struct kp_agg *agg = kp_agg_new();
-	struct kp_input *in;
 	const char *why;
-	int fd = memfd_with(p, n, path, sizeof(path));
 
 	set_opts(&o, &pdo, flags);
 	pdo.split_min = halves;
-	kp_skipped = 0;
-	kp_meta_clear();
-	in = kp_input_open(path);
-	if (kp_pd_is(in) && kp_perfdata_convert(agg, in, &pdo, &evs, &why) == 0) {
-		*samples = 0;
-		for (size_t i = 0; i < evs.n; i++)
-			*samples += evs.v[i].samples;
-		agg = kp_perf_pick(&o, &evs, agg);
-		out = write_kp(agg, len);
-		*skipped = kp_skipped;
-	}
-	kp_input_close(in);
-	close(fd);
-	kp_perf_events_free(&evs);
-	kp_agg_free(agg);
-	return out;
+	if (!kp_pd_is(in) || kp_perfdata_convert(agg, in, &pdo, evs, &why) < 0)
+		return NULL;
+	return kp_perf_pick(&o, evs, agg);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct conv_run a, b;
 	char path[64];
 	int fd;
 
@@ -157,20 +140,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_all(path);
 	close(fd);
 	conv_fuzz_one(data, size, "fuzz_perfdata", convert);
-	{
-		char *a, *b;
-		size_t alen = 0, blen = 0;
-		uint64_t as = 0, bs = 0;
-		unsigned long ak = 0, bk = 0;
-
-		a = run(data + 1, size - 1, data[0], false, &alen, &as, &ak);
-		b = run(data + 1, size - 1, data[0], true, &blen, &bs, &bk);
-		if ((a == NULL) != (b == NULL) ||
-		    (a && (alen != blen || memcmp(a, b, alen) != 0 || as != bs ||
-			   ak != bk)))
-			abort(); /* two halves on two threads and one differ */
-		free(a);
-		free(b);
-	}
+	a = conv_fuzz_run(data + 1, size - 1, data[0], false, convert_events);
+	b = conv_fuzz_run(data + 1, size - 1, data[0], true, convert_events);
+	if (!conv_run_same(&a, &b))
+		abort(); /* two halves on two threads and one differ */
+	free(a.kp);
+	free(b.kp);
 	return 0;
 }
