@@ -881,8 +881,8 @@ kp_perfev_pids_parse(const char *list, size_t *n)
 	}
 }
 
-static double
-now(void)
+double
+kp_perfev_now(void)
 {
 	struct timespec ts;
 
@@ -895,17 +895,18 @@ now(void)
 double
 kp_perfev_set_run(struct kp_perfev_set *s, const struct kp_perfev_run *run)
 {
-	double t0 = now(), t1, deadline = 0, next_status = 0, wait;
+	double t0, t1, deadline = 0, next_status = 0, wait;
 	bool tty = isatty(STDERR_FILENO), shown = false;
 	sigset_t none;
 
+	t0 = run->started > 0 ? run->started : kp_perfev_now();
 	sigemptyset(&none);
 	if (run->duration > 0)
 		deadline = t0 + run->duration;
 	for (;;) {
 		/* 4 reads a second name short-lived processes while alive */
 		wait = STATUS_S;
-		t1 = now();
+		t1 = kp_perfev_now();
 		if (tty) {
 			if (t1 >= next_status) {
 				fprintf(stderr,
@@ -933,7 +934,7 @@ kp_perfev_set_run(struct kp_perfev_set *s, const struct kp_perfev_run *run)
 			break;
 	}
 	kp_perfev_set_enable(s, false);
-	t1 = now();
+	t1 = kp_perfev_now();
 	run->read(run->arg);
 	if (shown)
 		fputs("\r\033[K", stderr);

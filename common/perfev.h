@@ -181,10 +181,15 @@ void kp_perfev_set_read(struct kp_perfev_set *s, kp_perfev_fn sideband,
  * events).  Signals are taken only while waiting (ppoll with an empty
  * mask): the caller keeps them blocked.  On a terminal, a status line
  * on stderr, 4 times a second, of *samples and *lost, erased at the
- * end.  Returns the seconds sampled.
+ * end.  Returns the seconds sampled.  Where the caller enabled the
+ * events before this call (kp-sample -a with a command: the command may
+ * wait for a CPU before its exec), started is when (kp_perfev_now()):
+ * both the duration and the seconds returned count from then (0: from
+ * this call).
  */
 struct kp_perfev_run {
 	double duration;
+	double started;
 	volatile sig_atomic_t *stop;
 	bool (*done)(void *arg);
 	void (*read)(void *arg);
@@ -193,6 +198,8 @@ struct kp_perfev_run {
 };
 double kp_perfev_set_run(struct kp_perfev_set *s,
 			 const struct kp_perfev_run *run);
+/* Seconds on CLOCK_MONOTONIC. */
+double kp_perfev_now(void);
 /* Corrupt records met in all rings. */
 uint64_t kp_perfev_set_bad(const struct kp_perfev_set *s);
 void kp_perfev_set_close(struct kp_perfev_set *s);

@@ -472,8 +472,11 @@ main(int argc, char **argv)
 	run.samples = kp_samplemode_samples(mode);
 	run.lost = kp_samplemode_lost(mode);
 	run.duration = opt_duration;
-	if (!cmdv || opt_all || opt_cpus)
+	if (!cmdv || opt_all || opt_cpus) {
+		/* sampling starts here, before a command's exec */
+		run.started = kp_perfev_now();
 		kp_perfev_set_enable(&sets[0], true); /* and the others */
+	}
 	if (cmdv)
 		kp_command_start(&cmd); /* per-task events: enable_on_exec */
 	took = kp_perfev_set_run(&sets[0], &run);

@@ -32,6 +32,23 @@ kp-sample -e cpu-clock -a -F 1999 -d 0.7 > "$T/f" || fail "-F: exit $?"
 [ "$(meta "$T/f" frequency)" = 1999 ] || fail "-F: # frequency"
 near "$T/f" 1999 "$NCPU" "-F 1999"
 
+# -a with a command, the CPUs held by loops ahead of it (a negative
+# nice, as root): the command waits for a CPU before its exec, sampled
+# already, and "# duration:" counts that wait (until 2026-11 it counted
+# from the exec: 0.000 s for "true" with 0.1 s of samples)
+if [ "$(id -u)" = 0 ]; then
+	hogs=
+	for i in $(seq "$NCPU"); do
+		nice -n -15 sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	BUSY_PIDS="$BUSY_PIDS $hogs"
+	sleep 0.1
+	kp-sample -e cpu-clock -a -F 1999 sleep 0.3 > "$T/ac" 2> /dev/null || fail "-a with a command: exit $?"
+	kill $hogs
+	near "$T/ac" 1999 "$NCPU" "-a with a command, the CPUs busy"
+fi
+
 # -p: one busy process among several; it ends, and so does sampling
 sh -c 'while :; do :; done' &
 target=$!
