@@ -1013,19 +1013,23 @@ convert_records(struct pdc *c, struct kp_pd_rec *r)
 	return st;
 }
 
-/* The caches of a converter, when its stacks are all counted. */
+/* The caches of a converter, when its stacks are all counted; its
+ * unwinder too unless keep_unwinder (what kp_unwind_agrees compares). */
 static void
-drop_caches(struct pdc *c)
+drop_caches(struct pdc *c, bool keep_unwinder)
 {
-	kp_unwind_free(c->uw);
-	c->uw = NULL;
-	free(c->pcs);
-	c->pcs = NULL;
+	if (!keep_unwinder) {
+		kp_unwind_free(c->uw);
+		c->uw = NULL;
+		free(c->pcs);
+		c->pcs = NULL;
+	}
 	free(c->ftab);
 	c->ftab = NULL;
 	c->fcap = c->fn = 0;
 	free(c->wants);
 	c->wants = NULL;
+	c->nwants = c->capwants = 0;
 	free(c->names);
 	c->names = NULL;
 	kp_pool_free(&c->pool);
@@ -1040,7 +1044,7 @@ pdc_free(struct pdc *c, struct kp_agg *agg)
 {
 	size_t i;
 
-	drop_caches(c);
+	drop_caches(c, false);
 	kp_offcpu_free(c->off);
 	free(c->words);
 	for (i = 0; i < c->naggs; i++)
@@ -1063,16 +1067,7 @@ half_main(void *arg)
 	kp_trap = &h->trap;
 	if (setjmp(h->died_at) == 0) {
 		h->st = convert_records(&h->c, &h->r);
-		/* all but what the end compares (its unwinder's modules) */
-		kp_procs_free(h->c.procs);
-		h->c.procs = NULL;
-		kp_resolver_free(h->c.res);
-		h->c.res = NULL;
-		free(h->c.ftab);
-		h->c.ftab = NULL;
-		free(h->c.names);
-		h->c.names = NULL;
-		kp_pool_free(&h->c.pool);
+		drop_caches(&h->c, true);
 	} else {
 		h->died = true;
 	}
@@ -1266,7 +1261,7 @@ join(struct pdc *c, struct half *h, int *st)
 		else
 			kp_warn("out of memory");
 	}
-	drop_caches(c);
+	drop_caches(c, false);
 	for (i = 0; i < c2->naggs; i++)
 		if (kp_agg_len(c2->aggs[i]))
 			kp_agg_add_agg(agg_of(c, i), c->in, c2->aggs[i]);
