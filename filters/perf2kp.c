@@ -79,7 +79,7 @@ usage(FILE *fp, int status)
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
 		"Environment: PERF2KP_SPLIT=0 one thread, =1 split any input\n"
-		"(default: a file of 8 MB or more on two threads);\n"
+		"(unset or empty: a file of 8 MB or more on two threads);\n"
 		"PERF2KP_SPLIT_TRACE: how a perf.data was split, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -134,9 +134,12 @@ main(int argc, char **argv)
 	 * =1 two wherever a file can be split (the tests) */
 	o.split_min = 8u << 20;
 	pdo.split_min = 8u << 20;
-	if ((env = getenv("PERF2KP_SPLIT")) && (!strcmp(env, "0") ||
-						!strcmp(env, "1")))
+	if ((env = getenv("PERF2KP_SPLIT")) && *env) {
+		if (strcmp(env, "0") && strcmp(env, "1"))
+			kp_usage_error("PERF2KP_SPLIT is 0 or 1, not '%s'",
+				       env);
 		o.split_min = pdo.split_min = *env == '1';
+	}
 	pdo.split_trace = getenv("PERF2KP_SPLIT_TRACE") != NULL;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
 		switch (ch) {
