@@ -670,8 +670,10 @@ dso_dwarf(struct dso *d)
 
 /* ---- kernel modules: .ko files for lines and inlines ---- */
 
-static char ***ko_list; /* nftw has no argument: the list being filled */
-static size_t *ko_n, *ko_cap;
+/* nftw has no argument: the list being filled, one per thread (two
+ * threads may each fill their resolver's) */
+static _Thread_local char ***ko_list;
+static _Thread_local size_t *ko_n, *ko_cap;
 
 static int
 ko_visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
