@@ -133,9 +133,12 @@ check: all
 
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
+# the library too stops at the first undefined behaviour: recoverable,
+# UBSan printed it in the fuzz log and the run passed
 fuzz-build:
 	$(Q)$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
-		SAN="-fsanitize=fuzzer-no-link,address,undefined" $(B:build=build-fuzz)/libkp.a
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		$(B:build=build-fuzz)/libkp.a
 	@mkdir -p build-fuzz/fuzz
 	$(Q)set -e; for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \

@@ -1451,9 +1451,11 @@ flush(struct kp_pd *pd, uint64_t limit, bool half)
 {
 	if (pd->ready < pd->nready)
 		return; /* the last flush is still being delivered */
-	memmove(pd->q, pd->q + pd->nready,
-		(pd->nq - pd->nready) * sizeof(*pd->q));
-	pd->nq -= pd->nready;
+	if (pd->nready) { /* pd->q may be NULL: nothing held yet */
+		memmove(pd->q, pd->q + pd->nready,
+			(pd->nq - pd->nready) * sizeof(*pd->q));
+		pd->nq -= pd->nready;
+	}
 	pd->ready = pd->nready = 0;
 	sort_keys(pd, pd->nq);
 	if (half && pd->nq)
