@@ -38,7 +38,8 @@ record() {
 	[ -s "$f.tmp" ] && mv "$f.tmp" "$f"
 }
 
-# bench FILE: the three ways, timed on FILE
+# bench FILE: the three ways, timed on FILE (kp's also with perf2kp
+# --functions: one frame per function, the same table from fewer bytes)
 bench() {
 	local f=$1 n o
 	n=$(perf2kp "$f" 2> /dev/null | sed -n 's/^# samples: //p')
@@ -48,6 +49,7 @@ bench() {
 	o="$KP_TOP/bench/out/.perfdata"
 	: > "$o"
 	rows "$o" "perf2kp FILE | kp-inclusive" sh -c "perf2kp '$f' 2>/dev/null | kp-inclusive > /dev/null"
+	rows "$o" "perf2kp --functions FILE | kp-inclusive" sh -c "perf2kp --functions '$f' 2>/dev/null | kp-inclusive > /dev/null"
 	rows "$o" "perf report --children --stdio" sh -c "perf report -i '$f' --children --stdio --sort sym > /dev/null 2>&1"
 	if command -v inferno-collapse-perf > /dev/null; then
 		rows "$o" "perf script | inferno-collapse-perf" sh -c "perf script -i '$f' 2>/dev/null | inferno-collapse-perf > /dev/null"

@@ -10,7 +10,9 @@
 # command runs RUNS times (default 5) in turn under GNU time -v; printed:
 # the median wall time, MB/s and samples/s at that median, the median
 # user+system CPU time, and the largest peak RSS of the runs (a
-# pipeline's is its largest process's).  Then the replicated case:
+# pipeline's is its largest process's); the pipelines also with
+# perf2kp --functions (one frame per function, the same folded stacks
+# and report in fewer bytes).  Then the replicated case:
 # samples/perf-dd-a-g.txt replicated to REPL_MB megabytes (default 300),
 # perf2kp alone, as bench/converters.sh runs it.
 #
@@ -69,9 +71,12 @@ else
 fi
 row "perf2kp | kp-fold" sh -c '"$0/perf2kp" "$1" | "$0/kp-fold"' "$bin" "$txt"
 row "perf2kp | kp-inclusive" sh -c '"$0/perf2kp" "$1" | "$0/kp-inclusive"' "$bin" "$txt"
+row "perf2kp --functions | kp-fold" sh -c '"$0/perf2kp" --functions "$1" | "$0/kp-fold"' "$bin" "$txt"
+row "perf2kp --functions | kp-inclusive" sh -c '"$0/perf2kp" --functions "$1" | "$0/kp-inclusive"' "$bin" "$txt"
 row "perf2kp" "$bin/perf2kp" "$txt"
 if [ $peer = 1 ]; then
-	for n in "perf2kp | kp-fold" "perf2kp | kp-inclusive"; do
+	for n in "perf2kp | kp-fold" "perf2kp | kp-inclusive" \
+		"perf2kp --functions | kp-fold" "perf2kp --functions | kp-inclusive"; do
 		awk -v a="$(median "$n")" -v b="$(median inferno-collapse-perf)" -v n="$n" \
 			'BEGIN { printf "%-34s %.2fx the speed of inferno-collapse-perf (median wall)\n", n, b / a }'
 	done

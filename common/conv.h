@@ -41,6 +41,21 @@ void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
  * "[bad name]".
  */
 const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
+/*
+ * One frame per function (perf2kp --functions, pprof's -functions): a
+ * frame with a symbol loses its address, offset and size, so that
+ * stacks that differ only in them are one stack.  A frame without a
+ * symbol keeps them: its address is what names it.
+ */
+static inline void
+kp_conv_function_level(struct kp_frame *f)
+{
+	if (!f->sym)
+		return;
+	f->flags &= ~(uint32_t)(KP_F_ADDR | KP_F_OFF | KP_F_SIZE);
+	f->addr = f->off = f->size = 0;
+}
+
 /* Add the stack with count (weight) to the aggregation and empty it. */
 void kp_conv_flush(struct kp_conv *cv, uint64_t count);
 void kp_conv_free(struct kp_conv *cv);
@@ -138,6 +153,7 @@ struct kp_perf_opts {
 	bool period;	    /* weight by the sample period */
 	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
 	bool raw_names;	    /* keep symbols as perf prints them */
+	bool functions;	    /* kp_conv_function_level every frame */
 	/* a regular file with at least this many bytes is read by two
 	 * threads, each half (0: never; 1: always where it can be split,
 	 * even on one processor: the tests) */

@@ -287,6 +287,8 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 		lock(pf);
 		if (k)
 			f.sym = kp_intern(t, k);
+		if (pf->o->functions)
+			kp_conv_function_level(&f);
 		/* leaf first: the last piece is the innermost */
 		pl->fr[np - 1 - i] = kp_conv_intern(&f);
 		unlock(pf);

@@ -163,10 +163,13 @@ tidy(struct pdc *c, const struct kp_frame *f)
 {
 	struct kp_frame g;
 
-	if (!f->sym || (c->po->raw_names && !(f->flags & KP_F_INLINE) &&
+	if (!f->sym || (!c->po->functions && c->po->raw_names &&
+			!(f->flags & KP_F_INLINE) &&
 			(c->o->no_demangle || strncmp(f->sym, "_Z", 2) != 0)))
 		return f;
 	g = *f;
+	if (c->po->functions)
+		kp_conv_function_level(&g);
 	if (f->flags & KP_F_INLINE) {
 		/* perf script's "(inlined)" frame, as the text path reads it:
 		 * no dso, inline only with --inline */
@@ -175,7 +178,8 @@ tidy(struct pdc *c, const struct kp_frame *f)
 			g.flags &= ~(uint32_t)KP_F_INLINE;
 	}
 	g.sym = tidy_name(c, f->sym, kp_module_is_kernel(f->module));
-	if (g.sym == f->sym && g.module == f->module && g.flags == f->flags)
+	if (g.sym == f->sym && g.module == f->module && g.flags == f->flags &&
+	    g.addr == f->addr)
 		return f;
 	return conv_intern(c, &g);
 }

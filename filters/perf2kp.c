@@ -45,9 +45,9 @@ usage(FILE *fp, int status)
 		"usage: perf2kp [-h] [--event EV] [--comm | --pid | --tid]\n"
 		"               [--kernel-only | --user-only] "
 		"[--weight samples|period]\n"
-		"               [--inline] [--raw-names] [--kallsyms FILE]\n"
-		"               [--no-demangle] [--off-cpu [--state]] "
-		"[file ...]\n"
+		"               [--inline] [--raw-names] [--functions]\n"
+		"               [--kallsyms FILE] [--no-demangle]\n"
+		"               [--off-cpu [--state]] [file ...]\n"
 		"Read a perf.data file or the text of 'perf script' and write\n"
 		"canonical kp with identical stacks merged.  With no file, or\n"
 		"'-', read standard input.\n"
@@ -62,6 +62,11 @@ usage(FILE *fp, int status)
 		"  --weight W        count 'samples' (default) or sum each\n"
 		"                    sample's 'period'\n"
 		"  --inline          mark perf's '(inlined)' frames as inline\n"
+		"  --functions       one frame per function: drop the address\n"
+		"                    and offset of every frame with a symbol,\n"
+		"                    so stacks that differ only in them merge\n"
+		"                    (smaller output for kp-fold, kp-inclusive,\n"
+		"                    kp-top, kp-flame)\n"
 		"  --raw-names       keep symbols as perf prints them (default:\n"
 		"                    cut argument lists, drop quotes, as\n"
 		"                    stackcollapse-perf.pl does)\n"
@@ -98,6 +103,7 @@ main(int argc, char **argv)
 		OPT_WEIGHT,
 		OPT_INLINE,
 		OPT_RAW,
+		OPT_FUNCTIONS,
 		OPT_KALLSYMS,
 		OPT_NO_DEMANGLE,
 		OPT_OFFCPU,
@@ -113,6 +119,7 @@ main(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "raw-names", no_argument, NULL, OPT_RAW },
+		{ "functions", no_argument, NULL, OPT_FUNCTIONS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
@@ -180,6 +187,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_RAW:
 			o.raw_names = true;
+			break;
+		case OPT_FUNCTIONS:
+			o.functions = true;
 			break;
 		case OPT_KALLSYMS:
 			pdo.kallsyms = optarg;

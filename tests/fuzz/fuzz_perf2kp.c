@@ -24,6 +24,7 @@ set_opts(struct kp_perf_opts *o, unsigned flags)
 	o->period = flags & 0x10;
 	o->inline_flag = flags & 0x20;
 	o->raw_names = flags & 0x40;
+	o->functions = flags & 0x80;
 }
 
 static bool

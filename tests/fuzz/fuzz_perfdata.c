@@ -86,6 +86,7 @@ set_opts(struct kp_perf_opts *o, struct kp_pd_opts *pdo, unsigned flags)
 	o->period = flags & 0x10;
 	o->raw_names = flags & 0x20;
 	pdo->no_demangle = flags & 0x40;
+	o->functions = flags & 0x80;
 	pdo->perf = o;
 	pdo->kallsyms = "/nonexistent/kallsyms";
 	pdo->keep_going = true;
