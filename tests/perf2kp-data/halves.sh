@@ -66,7 +66,7 @@ done
 for f in "$@"; do
 	for opts in "" "--pid" "--tid --weight period" "--kernel-only" \
 		"--user-only" "--event cpu-clock" "--no-demangle" "--raw-names" \
-		"--inline" "--comm --kallsyms $t/kallsyms"; do
+		"--inline" "--comm --kallsyms $t/kallsyms" "--functions --tid"; do
 		case "$f:$opts" in
 		# the bench's big captures: fewer
 		*/bench/out/*:--[eunr]*) continue ;;

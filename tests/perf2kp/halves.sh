@@ -37,7 +37,7 @@ for f in perf-build-a-g.txt.xz perfdata-two-events.script.xz perfdata-tracepoint
 done
 xz -dc "$S/perf-build-a-g.txt.xz" > "$t/build.txt"
 for opts in "" "--pid --weight period" "--tid --kernel-only" \
-	"--comm --user-only --raw-names --inline"; do
+	"--comm --user-only --raw-names --inline" "--functions --pid"; do
 	# shellcheck disable=SC2086
 	compare "$t/build.txt" $opts
 done
