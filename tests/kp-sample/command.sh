@@ -18,7 +18,13 @@ grep -qx "kp-sample: sh exited with status 3" "$T/err" || fail "status not repor
 # the outermost frame of each record: only dd (and sh), never the busy loops (sh)
 awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$T/out" | sort | uniq -c > "$T/roots"
 cat "$T/roots"
-grep -q ' : dd$' "$T/roots" || fail "no dd samples"
+if ! grep -q ' : dd$' "$T/roots"; then
+	# what the samples were, for the report: seen once in CI (all its
+	# records under "sh"), not reproduced in 300 runs under load
+	echo "$(meta "$T/out" samples) samples; the first records:"
+	head -n 40 "$T/out"
+	fail "no dd samples"
+fi
 grep -v ' : dd$' "$T/roots" | grep -qv ' : sh$' && fail "samples from outside the command"
 n=$(meta "$T/out" samples)
 [ "$n" -lt 997 ] || fail "$n samples of a short command: the busy loops were sampled"
