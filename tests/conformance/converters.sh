@@ -12,7 +12,8 @@
 # LISTED with its reason; a listed case that passes is a failure too (the
 # list must stay true).  No row is skipped silently: a row this script
 # cannot map is a failure.  The bpftrace captures in corpus/bpftrace/
-# must convert with no skipped line.
+# must convert with no skipped line.  Each perf row that passes must pass
+# again with perf2kp --functions (one frame per function).
 set -u
 export LC_ALL=C
 C=${KP_CORPUS:-../shared/corpus}
@@ -258,6 +259,23 @@ run_case() {
 		rm -f "$tmp/diff"
 	else
 		bad "$id" "$detail"
+		return
+	fi
+	# perf2kp --functions (one frame per function) must fold to the
+	# same peer output: it drops only what folding drops
+	if [ "$fmt" = perf ] && [ "$how" = "${how#warn:}" ] && [ "$how" = "${how#error:}" ]; then
+		case $input in
+		*.gz) gzip -dc "$C/$input" > "$tmp/in" ;;
+		*) cp "$C/$input" "$tmp/in" ;;
+		esac
+		perf2kp "${CONV_OPTS[@]}" --functions < "$tmp/in" 2> /dev/null |
+			kp-fold "${FOLD_OPTS[@]}" > "$tmp/out" 2> /dev/null
+		if compare "$tmp/out" "$C/$expected" "$how"; then
+			ok
+			rm -f "$tmp/diff"
+		else
+			bad "$id" "perf2kp --functions: output differs ($how)"
+		fi
 	fi
 }
 
