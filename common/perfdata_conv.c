@@ -1036,6 +1036,7 @@ drop_caches(struct pdc *c, bool keep_unwinder)
 	c->nwants = c->capwants = 0;
 	free(c->names);
 	c->names = NULL;
+	c->capnames = c->nnames = 0;
 	kp_pool_free(&c->pool);
 	kp_procs_free(c->procs);
 	c->procs = NULL;
