@@ -1,5 +1,6 @@
 /* test_common.c - unit tests of common/: numbers, frames, interner, agg, meta,
  * slots, pools, buffered input */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,56 @@ test_parse_u64(void)
 	CHECK(kp_parse_u64("", 0, 10, &v) < 0);
 	CHECK(kp_parse_u64("12a", 3, 10, &v) < 0);
 	CHECK(kp_parse_u64("-1", 2, 10, &v) < 0);
+	/* the edges of overflow, base 10: at UINT64_MAX / 10 the last
+	 * digit decides; past it any digit overflows */
+	CHECK(kp_parse_u64("18446744073709551610", 20, 10, &v) == 0 &&
+	      v == UINT64_MAX - 5);
+	CHECK(kp_parse_u64("18446744073709551619", 20, 10, &v) < 0);
+	CHECK(kp_parse_u64("18446744073709551620", 20, 10, &v) < 0);
+	CHECK(kp_parse_u64("99999999999999999999", 20, 10, &v) < 0);
+	CHECK(kp_parse_u64("00000000000000000000018446744073709551615", 41,
+			   10, &v) == 0 && v == UINT64_MAX);
+	/* base 16: seventeen digits overflow unless the first is 0 */
+	CHECK(kp_parse_u64("0ffffffffffffffff", 17, 16, &v) == 0 &&
+	      v == UINT64_MAX);
+	CHECK(kp_parse_u64("1fffffffffffffff0", 17, 16, &v) < 0);
+	CHECK(kp_parse_u64("0xFFFFFFFF814CDE75", 18, 16, &v) == 0 &&
+	      v == 0xffffffff814cde75ull);
+	CHECK(kp_parse_u64("0xg", 3, 16, &v) < 0);
+	CHECK(kp_parse_u64("12", 2, 8, &v) == 0 && v == 10);
+	CHECK(kp_parse_u64("19", 2, 8, &v) < 0);
+	/* against strtoull on random digit strings of both bases, some of
+	 * them too long, some with a wrong character */
+	{
+		static const char digs[] = "0123456789abcdefABCDEFxz";
+		char buf[32], *end;
+		unsigned seed = 12345, k, n, j, bad = 0;
+		int base, r;
+		uint64_t want;
+
+		for (k = 0; k < 200000; k++) {
+			base = k & 1 ? 16 : 10;
+			seed = seed * 1103515245u + 12345u;
+			n = 1 + (seed >> 16) % 22;
+			for (j = 0; j < n; j++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[j] = digs[(seed >> 16) %
+					      (base == 16 ? 22u : 10u +
+					       ((seed >> 8) % 64 == 0))];
+			}
+			buf[n] = '\0';
+			r = kp_parse_u64(buf, n, base, &v);
+			errno = 0;
+			want = strtoull(buf, &end, base);
+			/* both take a "0x" prefix in base 16 */
+			if (*end || errno || end == buf) {
+				bad += r == 0;
+			} else {
+				bad += r != 0 || v != want;
+			}
+		}
+		CHECK(bad == 0);
+	}
 }
 
 struct frame_case {
