@@ -108,9 +108,13 @@ struct name {
 	const char *sym; /* interned; NULL: a free slot */
 	bool kernel;
 	const char *to; /* the name written, interned (NULL: none) */
+	/* the last frame tidy() made of it, if that was the frame asked
+	 * for: with --functions, every address of a function asks for the
+	 * same one */
+	const struct kp_frame *made;
 };
 
-static const char *
+static struct name *
 tidy_name(struct pdc *c, const char *sym, bool kernel)
 {
 	struct name *t;
@@ -142,7 +146,7 @@ tidy_name(struct pdc *c, const char *sym, bool kernel)
 	mask = c->capnames - 1;
 	for (i = h >> 20 & mask; (t = &c->names[i])->sym; i = (i + 1) & mask)
 		if (t->sym == sym && t->kernel == kernel)
-			return t->to;
+			return t;
 	if (!c->o->no_demangle && strncmp(sym, "_Z", 2) == 0 && !kernel)
 		d = cplus_demangle(sym, DMGL_NO_OPTS);
 	n = strlen(d ? d : sym);
@@ -154,13 +158,16 @@ tidy_name(struct pdc *c, const char *sym, bool kernel)
 	t->sym = sym;
 	t->kernel = kernel;
 	t->to = n ? kp_intern(s, n) : NULL;
+	t->made = NULL;
 	c->nnames++;
-	return t->to;
+	return t;
 }
 
 static const struct kp_frame *
 tidy(struct pdc *c, const struct kp_frame *f)
 {
+	const struct kp_frame *made;
+	struct name *nm;
 	struct kp_frame g;
 
 	if (!f->sym || (!c->po->functions && c->po->raw_names &&
@@ -177,11 +184,17 @@ tidy(struct pdc *c, const struct kp_frame *f)
 		if (!c->po->inline_flag)
 			g.flags &= ~(uint32_t)KP_F_INLINE;
 	}
-	g.sym = tidy_name(c, f->sym, kp_module_is_kernel(f->module));
+	nm = tidy_name(c, f->sym, kp_module_is_kernel(f->module));
+	g.sym = nm->to;
 	if (g.sym == f->sym && g.module == f->module && g.flags == f->flags &&
 	    g.addr == f->addr)
 		return f;
-	return conv_intern(c, &g);
+	if (nm->made && memcmp(nm->made, &g, KP_FRAME_KEY) == 0)
+		return nm->made;
+	made = conv_intern(c, &g);
+	if (memcmp(made, &g, KP_FRAME_KEY) == 0)
+		nm->made = made;
+	return made;
 }
 
 /*
