@@ -160,49 +160,25 @@ kp_parse_u64(const char *s, size_t len, int base, uint64_t *out)
 	size_t i = 0;
 	int d;
 
+	if (base != 10 && base != 16) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (base == 16 && len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		i = 2;
 	if (i == len)
 		return -1;
-	/* the two bases the readers parse, without a division a digit:
-	 * v * 16 + d overflows exactly when v has its top four bits, and
-	 * v * 10 + d when v is past UINT64_MAX / 10, or at it with d past
-	 * UINT64_MAX % 10 */
-	if (base == 16) {
-		for (; i < len; i++) {
-			d = hexval((unsigned char)s[i]);
-			if (d < 0)
-				return -1;
-			if (v >> 60) {
-				errno = ERANGE;
-				return -1;
-			}
-			v = v << 4 | (uint64_t)d;
-		}
-		*out = v;
-		return 0;
-	}
-	if (base == 10) {
-		for (; i < len; i++) {
-			d = (unsigned char)s[i] - '0';
-			if (d < 0 || d > 9)
-				return -1;
-			if (v > UINT64_MAX / 10 ||
-			    (v == UINT64_MAX / 10 &&
-			     (uint64_t)d > UINT64_MAX % 10)) {
-				errno = ERANGE;
-				return -1;
-			}
-			v = v * 10 + (uint64_t)d;
-		}
-		*out = v;
-		return 0;
-	}
 	for (; i < len; i++) {
 		d = hexval((unsigned char)s[i]);
 		if (d < 0 || d >= base)
 			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) {
+		/* v * base + d overflows, without a division a digit: in
+		 * hex when v has its top four bits; in decimal when v is past
+		 * UINT64_MAX / 10, or at it with d past UINT64_MAX % 10 */
+		if (base == 16 ? v >> 60 != 0
+			       : v > UINT64_MAX / 10 ||
+					 (v == UINT64_MAX / 10 &&
+					  (uint64_t)d > UINT64_MAX % 10)) {
 			errno = ERANGE;
 			return -1;
 		}

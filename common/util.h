@@ -123,7 +123,7 @@ void kp_pool_free(struct kp_pool *pool);
  * Strict unsigned parse of s[0..len): base 10 or 16 (an optional 0x/0X
  * prefix is accepted for base 16).  Returns 0 on success, -1 when the
  * text is empty, holds another character, or overflows 64 bits (errno
- * is ERANGE then).
+ * is ERANGE then), or the base is another (errno EINVAL).
  */
 int kp_parse_u64(const char *s, size_t len, int base, uint64_t *out);
 

@@ -43,8 +43,8 @@ test_parse_u64(void)
 	CHECK(kp_parse_u64("0xFFFFFFFF814CDE75", 18, 16, &v) == 0 &&
 	      v == 0xffffffff814cde75ull);
 	CHECK(kp_parse_u64("0xg", 3, 16, &v) < 0);
-	CHECK(kp_parse_u64("12", 2, 8, &v) == 0 && v == 10);
-	CHECK(kp_parse_u64("19", 2, 8, &v) < 0);
+	/* only the two bases it is for */
+	CHECK(kp_parse_u64("12", 2, 8, &v) < 0);
 	/* against strtoull on random digit strings of both bases, some of
 	 * them too long, some with a wrong character */
 	{
