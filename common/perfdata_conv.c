@@ -413,10 +413,9 @@ push_wants(struct pdc *c, const struct kp_pd_rec *r)
 			w->h = fent_hash(w->ip, 0, NULL, NULL, w->kind);
 		}
 		/* both lines an entry may cross */
-		__builtin_prefetch(&c->ftab[w->h & (c->fcap - 1)]);
-		__builtin_prefetch((const char *)&c->ftab[w->h &
-							  (c->fcap - 1)] +
-				   sizeof(struct fent) - 1);
+		e = &c->ftab[w->h & (c->fcap - 1)];
+		__builtin_prefetch(e);
+		__builtin_prefetch((const char *)(e + 1) - 1);
 	}
 	for (i = 0; i < c->nwants; i++) {
 		e = fent_get(c, &c->wants[i]);
