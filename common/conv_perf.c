@@ -725,8 +725,7 @@ proc_frame(struct perf *pf, const struct hdr *h)
 
 		/* a cached frame's name is its key (names that
 		 * kp_conv_intern changes are not cached) */
-		if (*slot && memcmp((*slot)->sym, t, n) == 0 &&
-		    (*slot)->sym[n] == '\0')
+		if (*slot && kp_intern_is((*slot)->sym, t, n))
 			return *slot;
 		memset(&f, 0, sizeof(f));
 		lock(pf);

@@ -867,8 +867,7 @@ name_frame(struct kp_folded *fd, const char *s, size_t len)
 	mask = fd->names.cap - 1;
 	for (j = h & mask; (fp = fd->names.tab[j].p) != NULL;
 	     j = (j + 1) & mask)
-		if (fd->names.tab[j].hash == h &&
-		    memcmp(fp->sym, s, len) == 0 && fp->sym[len] == '\0')
+		if (fd->names.tab[j].hash == h && kp_intern_is(fp->sym, s, len))
 			return fp;
 	/* " : NAME": no address, no module */
 	fp = kp_frame_make(0, 0, kp_intern(s, len), NULL);

@@ -94,6 +94,15 @@ out:
 	return c;
 }
 
+bool
+kp_intern_is(const char *c, const char *s, size_t len)
+{
+	size_t clen;
+
+	memcpy(&clen, c - sizeof(size_t), sizeof(clen));
+	return clen == len && memcmp(c, s, len) == 0;
+}
+
 const char *
 kp_intern_str(const char *s)
 {

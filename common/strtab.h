@@ -22,5 +22,12 @@
 const char *kp_intern(const char *s, size_t len);
 const char *kp_intern_str(const char *s);
 size_t kp_intern_count(void);
+/*
+ * Is the interned string c the text s[0..len)?  Its stored length is
+ * compared first, so no byte past c's end is read (a memcmp of len bytes
+ * of a shorter c reads past it, and at an arena chunk's end past the
+ * chunk).  c must come from kp_intern.
+ */
+bool kp_intern_is(const char *c, const char *s, size_t len);
 
 #endif /* KP_STRTAB_H */

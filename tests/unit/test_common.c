@@ -176,6 +176,73 @@ test_intern(void)
 	      kp_frame_make(2, KP_F_ADDR, "x", "kernel"));
 }
 
+/* The bytes kp_intern takes of the arena for a string of len bytes. */
+static size_t
+interned_size(size_t len)
+{
+	return (sizeof(size_t) + len + 1 + 7) & ~(size_t)7;
+}
+
+/*
+ * kp_intern_is against its string's end.  A string is put last in an
+ * arena chunk (1 MiB, strtab.c), its NUL the chunk's last byte: compared
+ * with longer text it must not be read past, which the ASan pass reports
+ * as a heap-buffer-overflow when the comparison is a memcmp of the
+ * text's length (proc_frame's was, found by fuzz_perf2kp).
+ */
+static void
+test_intern_is(void)
+{
+	enum { CHUNK = 1 << 20, PIECE = 100000, LAST = 39 };
+	static char big[2 * PIECE];
+	char text[LAST + 32];
+	const char *p, *prev = NULL, *start, *last;
+	size_t prev_len = 0, left, b, n;
+	unsigned k = 0;
+
+	CHECK(kp_intern_is(kp_intern("abc", 3), "abc", 3));
+	CHECK(!kp_intern_is(kp_intern("abc", 3), "abcd", 4));
+	CHECK(!kp_intern_is(kp_intern("abc", 3), "ab", 2));
+	CHECK(!kp_intern_is(kp_intern("abd", 3), "abc", 3));
+	CHECK(kp_intern_is(kp_intern("", 0), "", 0));
+
+	/* distinct strings until one starts a new chunk (it is not where
+	 * the one before ended) */
+	memset(big, 'x', sizeof(big));
+	for (;;) {
+		n = (size_t)snprintf(big, 16, "i%u", k++);
+		big[n] = 'x';
+		p = kp_intern(big, 64);
+		if (prev && p != prev + interned_size(prev_len))
+			break;
+		prev = p;
+		prev_len = 64;
+	}
+	start = p - sizeof(size_t);
+	prev = p;
+	/* the rest of it but the last string's room, in strings that stay
+	 * in the arena (a quarter chunk at most each); each block a
+	 * multiple of 8, so a string of b - 9 bytes takes b */
+	left = CHUNK - interned_size(64) - interned_size(LAST);
+	while (left > 0) {
+		b = left > 2 * PIECE ? PIECE : left;
+		n = (size_t)snprintf(big, 16, "f%u", k++);
+		big[n] = 'y';
+		p = kp_intern(big, b - sizeof(size_t) - 1);
+		CHECK(p == prev + interned_size(prev_len));
+		prev = p;
+		prev_len = b - sizeof(size_t) - 1;
+		left -= b;
+	}
+	memset(text, 'z', sizeof(text));
+	last = kp_intern(text, LAST);
+	CHECK(last == prev + interned_size(prev_len));
+	CHECK(last + LAST + 1 == start + CHUNK); /* its NUL ends the chunk */
+	CHECK(kp_intern_is(last, text, LAST));
+	CHECK(!kp_intern_is(last, text, LAST + 1));
+	CHECK(!kp_intern_is(last, text, sizeof(text)));
+}
+
 static void
 test_agg(void)
 {
@@ -468,6 +535,7 @@ main(void)
 	test_frame_parse();
 	test_annotation_file_line();
 	test_intern();
+	test_intern_is();
 	test_agg();
 	test_agg_many();
 	test_meta();
