@@ -76,9 +76,7 @@ kp_intern(const char *s, size_t len)
 	kp_slots_reserve(&sh->t, 4096 / KP_SHARDS);
 	mask = sh->t.cap - 1;
 	for (j = h & mask; (c = sh->t.tab[j].p) != NULL; j = (j + 1) & mask)
-		if (sh->t.tab[j].hash == h &&
-		    ((const size_t *)(const void *)c)[-1] == len &&
-		    memcmp(c, s, len) == 0)
+		if (sh->t.tab[j].hash == h && kp_intern_is(c, s, len))
 			goto out;
 	copy = kp_arena_alloc(sizeof(size_t) + len + 1);
 	memcpy(copy, &len, sizeof(len));
