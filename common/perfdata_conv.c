@@ -252,25 +252,43 @@ enum { SP_KERNEL, SP_USER, SP_OTHER };
  * by itself), so that each is resolved once and then costs one probe.
  * A stack's probes are made together, each slot prefetched first: a
  * sample's ten or so frames wait for memory once, not ten times.
+ *
+ * With --functions a user address is keyed by its place in the file
+ * (the address less the mapping's base), not by where the file was
+ * mapped: its frames are then the function's, the same in every
+ * process, and a library mapped by many processes (each at its own
+ * base) is named once per address, not once per process (on a
+ * system-wide capture of a test suite, half as many lookups).  A frame
+ * that keeps its address (one no symbol names) depends on where the
+ * file was mapped: that entry is a mark (FENT_ABS, no frames) that
+ * sends the address to an entry keyed by where it was mapped.
  */
+#define FENT_ABS (1u << 31) /* in a key's kind: keyed where mapped */
+
 struct fent {
-	uint64_t ip;
-	uint64_t base;	  /* user: the mapping's start less its offset */
+	uint64_t ip;	  /* the address, or with --functions its place in
+			   * the file (see above) */
+	uint64_t base;	  /* user: the mapping's start less its offset
+			   * (--functions: 0 unless FENT_ABS) */
 	const char *path; /* user: the file (interned); NULL: none */
 	const char *bid;  /* its build-id (interned) or NULL */
-	uint32_t kind;	  /* (space + 1) << 16 | resolver flags; 0: free */
-	uint32_t n;	  /* frames */
+	uint32_t kind;	  /* (space + 1) << 16 | resolver flags, or'd with
+			   * FENT_ABS; 0: free */
+	uint32_t n;	  /* frames; 0: a mark (see above) */
 	union {
 		const struct kp_frame *one;   /* n == 1 */
 		const struct kp_frame **many; /* n > 1 */
 	} fr;
 };
 
-/* An address of a stack being built. */
+/* An address of a stack being built, and its key in the table. */
 struct want {
 	uint64_t ip, h;
 	const struct kp_map *m; /* user: its mapping, if any */
 	uint32_t kind;
+	uint64_t kip, kbase; /* the key's ip and base */
+	uint32_t kkind;	     /* the key's kind */
+	bool rel;	     /* keyed by its place in the file */
 };
 
 static uint64_t
@@ -310,20 +328,73 @@ ftab_grow(struct pdc *c)
 	free(old);
 }
 
-/* w's entry, made (resolved) if new. */
+/* A new entry for w's key, holding fr[0..n) (none: a mark). */
 static const struct fent *
-fent_get(struct pdc *c, const struct want *w)
+fent_put(struct pdc *c, const struct want *w,
+	 const struct kp_frame *const *fr, size_t n)
+{
+	size_t mask = c->fcap - 1, i;
+	struct fent *e;
+
+	if ((c->fn + 1) * 4 > c->fcap * 3) {
+		ftab_grow(c);
+		mask = c->fcap - 1;
+	}
+	for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
+		;
+	e = &c->ftab[i];
+	e->ip = w->kip;
+	e->base = w->kbase;
+	e->path = w->m ? w->m->path : NULL;
+	e->bid = w->m ? w->m->build_id : NULL;
+	e->kind = w->kkind;
+	e->n = (uint32_t)n;
+	if (n == 1) {
+		e->fr.one = fr[0];
+	} else if (n > 1) {
+		e->fr.many = kp_pool_alloc(&c->pool, n * sizeof(*fr));
+		memcpy(e->fr.many, fr, n * sizeof(*fr));
+	}
+	c->fn++;
+	return e;
+}
+
+/* w's key: the address where mapped, or (--functions) in its file. */
+static void
+want_key(struct pdc *c, struct want *w, bool abs)
+{
+	const struct kp_map *m = w->m;
+	uint64_t base = m ? m->start - m->pgoff : 0;
+
+	w->kip = w->ip;
+	w->kbase = base;
+	w->kkind = w->kind;
+	w->rel = false;
+	if (abs) {
+		w->kkind |= FENT_ABS;
+	} else if (m && m->path && c->po->functions) {
+		w->kip = w->ip - base;
+		w->kbase = 0;
+		w->rel = true;
+	}
+	w->h = fent_hash(w->kip, w->kbase, m ? m->path : NULL,
+			 m ? m->build_id : NULL, w->kkind);
+}
+
+/* w's entry, made (resolved) if new; a mark if one. */
+static const struct fent *
+fent_find(struct pdc *c, const struct want *w)
 {
 	const struct kp_frame *fr[KP_RES_MAX];
 	const char *path = w->m ? w->m->path : NULL;
 	const char *bid = w->m ? w->m->build_id : NULL;
-	uint64_t base = w->m ? w->m->start - w->m->pgoff : 0;
 	size_t mask = c->fcap - 1, i, k, n;
 	struct fent *e;
+	struct want a;
 
 	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
-		if (e->ip == w->ip && e->kind == w->kind && e->path == path &&
-		    e->base == base && e->bid == bid)
+		if (e->ip == w->kip && e->kind == w->kkind &&
+		    e->path == path && e->base == w->kbase && e->bid == bid)
 			return e;
 	if (w->kind >> 16 == SP_KERNEL + 1) {
 		if (!c->kernel_tried)
@@ -338,27 +409,31 @@ fent_get(struct pdc *c, const struct want *w)
 	}
 	for (k = 0; k < n; k++)
 		fr[k] = tidy(c, fr[k]);
-	if ((c->fn + 1) * 4 > c->fcap * 3) {
-		ftab_grow(c);
-		mask = c->fcap - 1;
-		for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
-			;
-	}
-	e = &c->ftab[i];
-	e->ip = w->ip;
-	e->base = base;
-	e->path = path;
-	e->bid = bid;
-	e->kind = w->kind;
-	e->n = (uint32_t)n;
-	if (n == 1) {
-		e->fr.one = fr[0];
-	} else {
-		e->fr.many = kp_pool_alloc(&c->pool, n * sizeof(*fr));
-		memcpy(e->fr.many, fr, n * sizeof(*fr));
-	}
-	c->fn++;
-	return e;
+	if (w->rel)
+		for (k = 0; k < n; k++)
+			if (fr[k]->flags & KP_F_ADDR) {
+				/* named by where it was mapped: a mark here,
+				 * the frames under that key */
+				fent_put(c, w, NULL, 0);
+				a = *w;
+				want_key(c, &a, true);
+				return fent_put(c, &a, fr, n);
+			}
+	return fent_put(c, w, fr, n);
+}
+
+/* w's entry (resolved if new), past a mark. */
+static const struct fent *
+fent_get(struct pdc *c, const struct want *w)
+{
+	const struct fent *e = fent_find(c, w);
+	struct want a;
+
+	if (e->n)
+		return e;
+	a = *w;
+	want_key(c, &a, true);
+	return fent_find(c, &a);
 }
 
 /* Address ip of space sp (rflags 0, or KP_RES_PERF_INLINES for a user
@@ -390,7 +465,6 @@ static void
 push_wants(struct pdc *c, const struct kp_pd_rec *r)
 {
 	const struct kp_proc *p = NULL;
-	const struct kp_map *m;
 	const struct fent *e;
 	struct want *w;
 	bool found = false;
@@ -405,13 +479,9 @@ push_wants(struct pdc *c, const struct kp_pd_rec *r)
 				p = kp_procs_find(c->procs, r->pid);
 				found = true;
 			}
-			w->m = m = p ? kp_proc_map_back(p, w->ip) : NULL;
-			w->h = fent_hash(w->ip, m ? m->start - m->pgoff : 0,
-					 m ? m->path : NULL,
-					 m ? m->build_id : NULL, w->kind);
-		} else {
-			w->h = fent_hash(w->ip, 0, NULL, NULL, w->kind);
+			w->m = p ? kp_proc_map_back(p, w->ip) : NULL;
 		}
+		want_key(c, w, false);
 		/* both lines an entry may cross */
 		e = &c->ftab[w->h & (c->fcap - 1)];
 		__builtin_prefetch(e);
