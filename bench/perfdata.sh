@@ -12,9 +12,13 @@
 #                        suite runs (kp built first; close to how
 #                        samples/perf-real-a-g.txt.xz was made)
 #
-# (or give one: PERFDATA=FILE, and only it is timed).  Prints the median
-# seconds of $REPEAT runs (default 5, /usr/bin/time), samples/s, the
-# largest peak RSS, and the ratios.
+# (or give one: PERFDATA=FILE, and only it is timed).  The commands run
+# in $REPEAT rounds (default 5), each once a round, in turn; printed: the
+# median seconds, MB/s and samples/s at it, the median CPU time and the
+# largest peak RSS of each, then how many times faster each of kp's
+# commands is than each peer: the median of the rounds' ratios (each
+# round's pair ran back to back, so the machine's drift cancels), with
+# the lowest and highest.
 set -u
 . "$KP_TOP/bench/lib.sh"
 mkdir -p "$KP_TOP/bench/out"
@@ -38,23 +42,36 @@ record() {
 	[ -s "$f.tmp" ] && mv "$f.tmp" "$f"
 }
 
-# bench FILE: the three ways, timed on FILE (kp's also with perf2kp
-# --functions: one frame per function, the same table from fewer bytes)
+# bench FILE: the three ways, timed on FILE in rounds (each command once
+# a round, in turn; kp's also with perf2kp --functions: one frame per
+# function, the same table from fewer bytes), and each of kp's two
+# against each peer round by round
 bench() {
-	local f=$1 n o
+	local f=$1 n o kp=() peers=() k p
 	n=$(perf2kp "$f" 2> /dev/null | sed -n 's/^# samples: //p')
 	echo "capture: $f, $n samples, $(( $(wc -c < "$f") / 1000000 )) MB"
 	[ "${n:-0}" -ge 100000 ] || echo "note: fewer than 100k samples"
 	bytes=$(wc -c < "$f")
 	o="$KP_TOP/bench/out/.perfdata"
-	: > "$o"
-	rows "$o" "perf2kp FILE | kp-inclusive" sh -c "perf2kp '$f' 2>/dev/null | kp-inclusive > /dev/null"
-	rows "$o" "perf2kp --functions FILE | kp-inclusive" sh -c "perf2kp --functions '$f' 2>/dev/null | kp-inclusive > /dev/null"
-	rows "$o" "perf report --children --stdio" sh -c "perf report -i '$f' --children --stdio --sort sym > /dev/null 2>&1"
+	kp=("perf2kp FILE | kp-inclusive" "perf2kp --functions FILE | kp-inclusive")
+	peers=("perf report --children --stdio")
+	set -- "${kp[0]}" "perf2kp '$f' 2>/dev/null | kp-inclusive" \
+		"${kp[1]}" "perf2kp --functions '$f' 2>/dev/null | kp-inclusive" \
+		"${peers[0]}" "perf report -i '$f' --children --stdio --sort sym 2>/dev/null"
 	if command -v inferno-collapse-perf > /dev/null; then
-		rows "$o" "perf script | inferno-collapse-perf" sh -c "perf script -i '$f' 2>/dev/null | inferno-collapse-perf > /dev/null"
+		peers+=("perf script | inferno-collapse-perf")
+		set -- "$@" "${peers[1]}" "perf script -i '$f' 2>/dev/null | inferno-collapse-perf"
+	else
+		echo "inferno-collapse-perf: not on PATH, its rows left out" \
+			"(install: MIRROR_ROOT=DIR bash bench/setup.sh)"
 	fi
-	ratios "$o" "$n"
+	rounds "$o" "${REPEAT:-5}" "$@" || return 1
+	round_table "$o" "$bytes" "$n"
+	for p in "${peers[@]}"; do
+		for k in "${kp[@]}"; do
+			speedup "$o" "$k" "$p"
+		done
+	done
 }
 
 if [ -n "${PERFDATA:-}" ]; then
