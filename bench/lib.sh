@@ -73,6 +73,12 @@ rounds() {
 	done
 	printf '%s\n' "${names[@]}" > "$out.names"
 }
+# an awk function: median(A, N) of A[1..N], which it sorts
+AWK_MEDIAN='
+	function median(a, k,   j, t, x) {
+		for (j = 1; j <= k; j++) for (x = j; x > 1 && a[x - 1] > a[x]; x--) {
+			t = a[x]; a[x] = a[x - 1]; a[x - 1] = t }
+		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }'
 # round_table OUT BYTES SAMPLES: each command of a rounds OUT: the median
 # wall time, MB/s and samples/s at it, the median CPU time, the largest
 # peak RSS
@@ -80,11 +86,7 @@ round_table() {
 	local out=$1 bytes=$2 samples=$3 i n
 	n=$(wc -l < "$out.names")
 	for ((i = 0; i < n; i++)); do
-		awk -v i="$i" -v b="$bytes" -v sm="$samples" -v name="$(sed -n "$((i + 1))p" "$out.names")" '
-			function median(a, k,   j, t, x) {
-				for (j = 1; j <= k; j++) for (x = j; x > 1 && a[x - 1] > a[x]; x--) {
-					t = a[x]; a[x] = a[x - 1]; a[x - 1] = t }
-				return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+		awk -v i="$i" -v b="$bytes" -v sm="$samples" -v name="$(sed -n "$((i + 1))p" "$out.names")" "$AWK_MEDIAN"'
 			$2 == i { n++; w[n] = $3; c[n] = $4; if ($5 > r) r = $5 }
 			END { m = median(w, n); if (m < 0.001) m = 0.001
 				printf "%-40s wall %7.3f s %6.0f MB/s %9.0f samples/s  cpu %6.2f s  peak RSS %7.1f MB\n",
@@ -99,12 +101,10 @@ speedup() {
 	a=$(grep -n -x -F -- "$2" "$out.names" | cut -d: -f1) || true
 	b=$(grep -n -x -F -- "$3" "$out.names" | cut -d: -f1) || true
 	[ -n "$a" ] && [ -n "$b" ] || return 0
-	awk -v a="$((a - 1))" -v b="$((b - 1))" -v ka="$2" -v kb="$3" '
+	awk -v a="$((a - 1))" -v b="$((b - 1))" -v ka="$2" -v kb="$3" "$AWK_MEDIAN"'
 		$2 == a { ta[$1] = $3 } $2 == b { tb[$1] = $3 }
 		END { for (r in ta) if (r in tb && ta[r] > 0) q[++n] = tb[r] / ta[r]
-			for (j = 1; j <= n; j++) for (x = j; x > 1 && q[x - 1] > q[x]; x--) {
-				t = q[x]; q[x] = q[x - 1]; q[x - 1] = t }
-			m = n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
+			m = median(q, n)
 			printf "%-40s %6.2fx the speed of %s (median of %d paired rounds; %.2f-%.2fx)\n",
 				ka, m, kb, n, q[1], q[n] }' "$out"
 }
