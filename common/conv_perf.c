@@ -16,6 +16,7 @@
 #endif
 
 #include "conv.h"
+#include "internal.h"
 
 /*
  * One distinct frame line (text after its indent) and what it means, in
@@ -71,27 +72,7 @@ struct perf {
 	bool blocks_off;	     /* the cache did not pay: not used */
 	bool in_block;		     /* reading a new block's lines */
 	struct pline *last; /* the frame line just read (see predict) */
-	/* two threads (see "halves"): held around the interning of names
-	 * and frames, which both share.  A spin lock: each hold is a probe
-	 * or two of a table, and a mutex that put the waiter to sleep made
-	 * the two halves as slow as one (0.34-0.36 s on the real capture,
-	 * where the spin lock gives 0.21-0.26 s; minimums of 9) */
-	pthread_spinlock_t *lock;
 };
-
-static void
-lock(struct perf *pf)
-{
-	if (pf->lock)
-		pthread_spin_lock(pf->lock);
-}
-
-static void
-unlock(struct perf *pf)
-{
-	if (pf->lock)
-		pthread_spin_unlock(pf->lock);
-}
 
 /* ---- module names ---- */
 
@@ -217,9 +198,7 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 	if (dso && de - dso == 7 && memcmp(dso, "inlined", 7) == 0) {
 		inlined = true;
 	} else if (dso) {
-		lock(pf);
 		module = map_module(dso, (size_t)(de - dso), &pl->kernel);
-		unlock(pf);
 	}
 	if (!dso && kp_addr_is_kernel(addr))
 		pl->kernel = true;
@@ -284,14 +263,12 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 			flags |= KP_F_INLINE;
 		f.flags = flags;
 		f.module = module;
-		lock(pf);
 		if (k)
 			f.sym = kp_intern(t, k);
 		if (pf->o->functions)
 			kp_conv_function_level(&f);
 		/* leaf first: the last piece is the innermost */
 		pl->fr[np - 1 - i] = kp_conv_intern(&f);
-		unlock(pf);
 	}
 	return 0;
 }
@@ -395,11 +372,9 @@ srcline(struct perf *pf, const char *s, size_t len)
 	if (colon == s || line == 0 ||
 	    (colon - s == 2 && memcmp(s, "??", 2) == 0))
 		return true; /* no source known: "??:0", ":0", "x.o:0" */
-	lock(pf);
 	f.file = kp_intern(s, (size_t)(colon - s));
 	f.line = (uint32_t)line;
 	pf->cv.frames[pf->cv.n - 1] = kp_conv_intern(&f);
-	unlock(pf);
 	return true;
 }
 
@@ -728,10 +703,8 @@ proc_frame(struct perf *pf, const struct hdr *h)
 		if (*slot && kp_intern_is((*slot)->sym, t, n))
 			return *slot;
 		memset(&f, 0, sizeof(f));
-		lock(pf);
 		f.sym = kp_intern(t, n);
 		fr = kp_conv_intern(&f);
-		unlock(pf);
 		if (fr->sym == f.sym)
 			*slot = fr;
 		return fr;
@@ -755,20 +728,16 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 		} else {
 			/* user time, named as kp-sample names it */
 			if (pf->cv.n == 0 && pf->user_dropped) {
-				lock(pf);
 				kp_conv_push(&pf->cv, kp_frame_make(0, 0,
 								    KP_USER_FRAME,
 								    NULL));
-				unlock(pf);
 			}
 			if (pf->proc)
 				kp_conv_push(&pf->cv, pf->proc);
 			if (pf->cv.n == 0) {
-				lock(pf);
 				kp_conv_push(&pf->cv,
 					     kp_frame_make(0, 0, "[no stack]",
 							   NULL));
-				unlock(pf);
 			}
 			st = kp_agg_add_entry(pf->cv.agg, pf->in,
 					      pf->cv.frames, pf->cv.n,
@@ -1493,8 +1462,10 @@ read_lines(struct perf *pf)
  * which change no output, and in two flags: `headers' (set by the
  * header it starts at) and `dsos' (read only for a last line without a
  * newline: a file so cut is not split).  Both threads intern names and
- * frames in the shared tables, under pf->lock; everything else each
- * has for itself (the arena behind the aggregations is per thread).
+ * frames in the shared tables, each table shard under its own lock
+ * (kp_intern_shared: a hold is one probe, and two threads seldom want
+ * the same shard of 64); everything else each has for itself (the arena
+ * behind the aggregations is per thread).
  * On one real capture the second half had 84k distinct frame lines,
  * 16k of them also in the first: each half parses its own.
  */
@@ -1561,7 +1532,7 @@ half_main(void *pf)
 
 /* Start the second half's thread, if pf's input is worth splitting. */
 static bool
-split(struct perf *pf, struct half *hf, pthread_spinlock_t *mu)
+split(struct perf *pf, struct half *hf)
 {
 	struct kp_input *part;
 	uint64_t cur, size, at;
@@ -1579,9 +1550,11 @@ split(struct perf *pf, struct half *hf, pthread_spinlock_t *mu)
 	memset(hf, 0, sizeof(*hf));
 	hf->agg = kp_agg_new();
 	perf_init(&hf->pf, pf->o, &hf->evs, part, hf->agg);
-	pf->lock = hf->pf.lock = mu;
 	/* without a thread, the half is read after this one's */
+	kp_intern_shared = true;
 	hf->threaded = pthread_create(&hf->th, NULL, half_main, &hf->pf) == 0;
+	if (!hf->threaded)
+		kp_intern_shared = false; /* (set while one thread runs) */
 	return true;
 }
 
@@ -1593,7 +1566,7 @@ wait_half(struct perf *pf, struct half *hf)
 		pthread_join(hf->th, NULL);
 	else
 		read_lines(&hf->pf);
-	pf->lock = NULL;
+	kp_intern_shared = false;
 	kp_input_join(pf->in, hf->pf.in);
 	perf_free(&hf->pf);
 }
@@ -1626,7 +1599,6 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		const char **why)
 {
-	pthread_spinlock_t mu;
 	struct perf pf;
 	struct half hf;
 	bool halves, over = false;
@@ -1635,8 +1607,7 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	if (check_kind(in, why) < 0)
 		return -1;
 	perf_init(&pf, o, evs, in, agg);
-	pthread_spin_init(&mu, PTHREAD_PROCESS_PRIVATE);
-	halves = split(&pf, &hf, &mu);
+	halves = split(&pf, &hf);
 	read_lines(&pf);
 	if (halves)
 		wait_half(&pf, &hf);

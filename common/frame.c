@@ -558,8 +558,8 @@ has_newline(const char *s)
 	return s && strchr(s, '\n');
 }
 
-bool
-kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
+static bool
+reread(const struct kp_frame *f, struct kp_frame *g)
 {
 	static struct run ann, rest;
 	const uint32_t notes = KP_F_INEXACT | KP_F_INLINE;
@@ -660,6 +660,40 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 		return false;
 	drop_addr_offset(g);
 	return true;
+}
+
+/*
+ * reread keeps its work in static buffers (and intern_unquoted, which
+ * it reaches, in one more): while two threads intern at once
+ * (kp_intern_shared), one rereads at a time.
+ */
+static pthread_mutex_t reread_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local bool rereading;
+
+bool
+kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
+{
+	bool shared = kp_intern_shared, ok;
+
+	if (shared) {
+		pthread_mutex_lock(&reread_mu);
+		rereading = true;
+	}
+	ok = reread(f, g);
+	if (shared) {
+		rereading = false;
+		pthread_mutex_unlock(&reread_mu);
+	}
+	return ok;
+}
+
+void
+kp_frame_reread_release(void)
+{
+	if (rereading) {
+		rereading = false;
+		pthread_mutex_unlock(&reread_mu);
+	}
 }
 
 bool

@@ -24,7 +24,7 @@ void *kp_arena_alloc(size_t n);
  * cleared with one thread running: perfdata_conv.c's halves), two
  * threads intern at once, each shard under its own lock; a thread that
  * ends in the middle of it (a kp_die trap) lets go of the one it holds
- * with kp_intern_release.
+ * (and of kp_frame_reread's) with kp_intern_release.
  */
 #define KP_SHARDS 64
 #define KP_SHARD_OF(h) ((h) >> 58)
@@ -42,5 +42,7 @@ extern bool kp_intern_shared;
 void kp_shard_lock(struct kp_shard *sh);
 void kp_shard_unlock(struct kp_shard *sh);
 void kp_intern_release(void);
+/* kp_intern_release's part for kp_frame_reread's lock (frame.c). */
+void kp_frame_reread_release(void);
 
 #endif

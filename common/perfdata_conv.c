@@ -90,8 +90,6 @@ struct pdc {
 
 struct half;
 static void kernel_said(struct half *h, bool on);
-static const struct kp_frame *conv_intern(struct pdc *c,
-					  const struct kp_frame *f);
 
 /* ---- naming ---- */
 
@@ -191,7 +189,7 @@ tidy(struct pdc *c, const struct kp_frame *f)
 		return f;
 	if (nm->made && memcmp(nm->made, &g, KP_FRAME_KEY) == 0)
 		return nm->made;
-	made = conv_intern(c, &g);
+	made = kp_conv_intern(&g);
 	if (memcmp(made, &g, KP_FRAME_KEY) == 0)
 		nm->made = made;
 	return made;
@@ -522,7 +520,7 @@ push_proc(struct pdc *c, const struct kp_pd_rec *r)
 		if (t[i] == ' ' || t[i] == '\t')
 			t[i] = '_';
 	memcpy(t + k, buf, n);
-	kp_conv_push(&c->cv, conv_intern(c, &(struct kp_frame){
+	kp_conv_push(&c->cv, kp_conv_intern(&(struct kp_frame){
 					     .sym = kp_intern(t, k + n) }));
 }
 
@@ -1007,10 +1005,7 @@ struct half {
 	const char *path, *build_id;
 	struct said *said;
 	size_t nsaid;
-	bool rereading; /* holds reread_mu */
 };
-
-static pthread_mutex_t reread_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 kernel_said(struct half *h, bool on)
@@ -1050,26 +1045,7 @@ half_die(struct kp_trap *t)
 	struct half *h = (struct half *)t;
 
 	kp_intern_release();
-	if (h->rereading)
-		pthread_mutex_unlock(&reread_mu);
 	longjmp(h->died_at, 1);
-}
-
-/* kp_conv_intern, whose rereading (kp_frame_reread) keeps its work in
- * static buffers: one thread's at a time. */
-static const struct kp_frame *
-conv_intern(struct pdc *c, const struct kp_frame *f)
-{
-	if (!kp_intern_shared)
-		return kp_conv_intern(f);
-	pthread_mutex_lock(&reread_mu);
-	if (c->self)
-		c->self->rereading = true;
-	f = kp_conv_intern(f);
-	if (c->self)
-		c->self->rereading = false;
-	pthread_mutex_unlock(&reread_mu);
-	return f;
 }
 
 /*

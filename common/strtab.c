@@ -36,6 +36,7 @@ kp_intern_release(void)
 	if (held)
 		pthread_mutex_unlock(&held->mu);
 	held = NULL;
+	kp_frame_reread_release();
 }
 
 void *
