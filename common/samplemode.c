@@ -144,8 +144,14 @@ kp_samplemode_event(struct kp_samplemode *m, size_t i,
 		a->context_switch = m->o.tasks;
 		a->sample_id_all = m->o.tasks;
 	}
-	if (m->o.modes & KP_SM_DATA) {
-		/* side-band records in time order (kp_perfev_set_read) */
+	if ((m->o.modes & KP_SM_DATA) || m->procs) {
+		/*
+		 * side-band records in time order (kp_perfev_set_read): a
+		 * child's fork, exec and exit may be read from the rings of
+		 * different CPUs, and taken ring by ring its exec could come
+		 * before its fork, which then named it after its parent
+		 * (tests/kp-sample/order.sh)
+		 */
 		m->sample_type |= PERF_SAMPLE_TIME;
 		a->sample_id_all = 1;
 	}

@@ -20,9 +20,9 @@ grep -qx "kp-sample: sh exited with status 3" "$T/err" || fail "status not repor
 awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$T/out" | sort | uniq -c > "$T/roots"
 cat "$T/roots"
 if ! grep -q ' : dd-[0-9]*$' "$T/roots"; then
-	# what the samples were, for the report: seen twice in CI (all its
-	# records under "sh"), not reproduced in hundreds of runs under load;
-	# the pids tell whether dd's samples came under its own pid
+	# what the samples were, for the report (twice in CI all of them were
+	# under "sh": dd exec'd on another CPU than sh forked it on, and the
+	# rings were read one after the other, not in time order: order.sh)
 	echo "$(meta "$T/out" samples) samples; the first records:"
 	head -n 40 "$T/out"
 	fail "no dd samples"
