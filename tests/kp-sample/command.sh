@@ -17,7 +17,7 @@ grep -qx "kp-sample: sh exited with status 3" "$T/err" || fail "status not repor
 [ "$(meta "$T/out" command)" = "sh -c dd if=/dev/zero of=/dev/null bs=4k count=300000 2>/dev/null; exit 3" ] ||
 	fail "# command: $(meta "$T/out" command)"
 # the outermost frame of each record: only dd (and sh), never the busy loops
-awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$T/out" | sort | uniq -c > "$T/roots"
+roots "$T/out" | sort | uniq -c > "$T/roots"
 cat "$T/roots"
 if ! grep -q ' : dd-[0-9]*$' "$T/roots"; then
 	# what the samples were, for the report (twice in CI all of them were

@@ -13,15 +13,11 @@
 command -v taskset > /dev/null || skip "no taskset(1)"
 taskset -c 0,1 true 2> /dev/null || skip "CPUs 0 and 1 are not both ours"
 
-roots() {
-	awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$1" |
-		sort | uniq -c
-}
 dd='taskset -c 0 dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null'
 for run in 1 2 3; do
 	kp-sample -e cpu-clock --pid taskset -c 1 sh -c "$dd" > "$T/out" 2> "$T/err" ||
 		fail "run $run: exit $?: $(cat "$T/err")"
-	roots "$T/out" > "$T/roots"
+	roots "$T/out" | sort | uniq -c > "$T/roots"
 	cat "$T/roots"
 	grep -q ' : dd-[0-9]*$' "$T/roots" || fail "run $run: no samples named dd"
 	# taskset's own (a sample in its millisecond, read before dd's exec)
@@ -32,7 +28,7 @@ done
 # the same with --comm, and with --user (whose mappings come in order too)
 kp-sample -e cpu-clock --comm --user taskset -c 1 sh -c "$dd" > "$T/out" 2> "$T/err" ||
 	fail "--comm --user: exit $?: $(cat "$T/err")"
-roots "$T/out" > "$T/roots"
+roots "$T/out" | sort | uniq -c > "$T/roots"
 cat "$T/roots"
 grep -q ' : dd$' "$T/roots" || fail "--comm --user: no samples named dd"
 grep -v -e ' : dd$' -e ' : sh$' -e ' : taskset$' "$T/roots" | grep -q . &&

@@ -56,7 +56,7 @@ target=$!
 sleep 0.2 # until the subshell has become sh
 kp-sample -e cpu-clock -p $target --pid > "$T/p" 2> "$T/perr" || fail "-p: exit $?: $(cat "$T/perr")"
 [ "$(meta "$T/p" pids)" = "$target" ] || fail "-p: # pids"
-awk '/^!$/ { if (last != "") print last; last = "" } /^ / { last = $0 }' "$T/p" | sort -u > "$T/roots"
+roots "$T/p" | sort -u > "$T/roots"
 [ "$(cat "$T/roots")" = " : sh-$target" ] || fail "-p: other processes sampled: $(cat "$T/roots")"
 # it competes for the CPUs (its share depends on the load): at most one
 # CPU's worth of samples, and sampling ended when it did
