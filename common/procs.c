@@ -17,6 +17,10 @@ struct kp_procs {
 	struct kp_slots cur; /* pid -> its current struct kp_proc */
 	struct kp_proc **all; /* every one made, for kp_procs_at */
 	size_t nall;
+	/* arrays of mappings a parent lent to a child and then replaced
+	 * with a copy of its own: the child's still */
+	struct kp_map **lent;
+	size_t nlent;
 	bool data; /* keep data mappings too (kp-sample --data) */
 };
 
@@ -34,10 +38,14 @@ kp_procs_free(struct kp_procs *ps)
 	if (!ps)
 		return;
 	for (i = 0; i < ps->nall; i++) {
-		free(ps->all[i]->maps);
+		if (ps->all[i]->mcap)
+			free(ps->all[i]->maps);
 		free(ps->all[i]);
 	}
 	free(ps->all);
+	for (i = 0; i < ps->nlent; i++)
+		free(ps->lent[i]);
+	free(ps->lent);
 	kp_slots_free(&ps->cur);
 	free(ps);
 }
@@ -180,9 +188,14 @@ kp_procs_fork(struct kp_procs *ps, uint32_t pid, uint32_t ppid, uint32_t tid,
 	if (!p->comm)
 		p->comm = parent->comm;
 	if (!p->maps_known && !p->nmaps && parent->nmaps) {
-		p->mcap = p->nmaps = parent->nmaps;
-		p->maps = kp_xmalloc(p->nmaps * sizeof(*p->maps));
-		memcpy(p->maps, parent->maps, p->nmaps * sizeof(*p->maps));
+		/* shared, not copied: most children exec (a new program,
+		 * mappings of its own) before they map anything */
+		if (p->mcap)
+			free(p->maps);
+		p->maps = parent->maps;
+		p->nmaps = parent->nmaps;
+		p->mcap = 0;
+		parent->maps_lent = true;
 		p->maps_known = parent->maps_known;
 	}
 }
@@ -196,13 +209,39 @@ kp_procs_exit(struct kp_procs *ps, uint32_t pid, uint32_t tid)
 		p->exited = true;
 }
 
+/* p's mappings an array of its own, to change: a copy of a shared one. */
+static void
+own_maps(struct kp_procs *ps, struct kp_proc *p)
+{
+	struct kp_map *copy;
+	size_t cap;
+
+	if ((p->mcap && !p->maps_lent) || !p->nmaps)
+		return;
+	cap = p->nmaps < 8 ? 16 : 2 * p->nmaps;
+	copy = kp_xmalloc(cap * sizeof(*copy));
+	memcpy(copy, p->maps, p->nmaps * sizeof(*copy));
+	if (p->mcap) {
+		/* p's own, lent: kept for the children that share it */
+		if ((ps->nlent & (ps->nlent - 1)) == 0)
+			ps->lent = kp_xrealloc(ps->lent,
+					       (ps->nlent ? ps->nlent * 2 : 1) *
+						       sizeof(*ps->lent));
+		ps->lent[ps->nlent++] = p->maps;
+	}
+	p->maps = copy;
+	p->mcap = cap;
+	p->maps_lent = false;
+}
+
 /* Add a mapping, replacing what it overlaps (a new mmap over an old). */
 static void
-add_map(struct kp_proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
-	const char *path, const char *build_id)
+add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
+	uint64_t pgoff, const char *path, const char *build_id)
 {
 	size_t i, j;
 
+	own_maps(ps, p);
 	for (i = 0, j = 0; i < p->nmaps; i++)
 		if (p->maps[i].end <= start || p->maps[i].start >= end)
 			p->maps[j++] = p->maps[i];
@@ -227,7 +266,7 @@ kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start, uint64_t len,
 {
 	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
 		return;
-	add_map(proc_get(ps, pid, false), start, start + len, pgoff, path,
+	add_map(ps, proc_get(ps, pid, false), start, start + len, pgoff, path,
 		build_id);
 }
 
@@ -282,7 +321,7 @@ scan_comm(struct kp_proc *p)
  *	7ffd5b5f1000-7ffd5b5f3000 r-xp 00000000 00:00 0          [vdso]
  */
 static void
-scan_maps(struct kp_proc *p, bool data)
+scan_maps(struct kp_procs *ps, struct kp_proc *p)
 {
 	char path[64], *line = NULL, perms[8], *name;
 	unsigned long long start, end, pgoff;
@@ -302,12 +341,12 @@ scan_maps(struct kp_proc *p, bool data)
 		pos = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end,
 			   perms, &pgoff, &pos) != 4 ||
-		    pos == 0 || (perms[2] != 'x' && !data))
+		    pos == 0 || (perms[2] != 'x' && !ps->data))
 			continue;
 		name = line + pos;
 		while (*name == ' ')
 			name++;
-		add_map(p, start, end, pgoff, *name ? name : "[anon]", NULL);
+		add_map(ps, p, start, end, pgoff, *name ? name : "[anon]", NULL);
 	}
 	free(line);
 	fclose(fp);
@@ -321,7 +360,7 @@ kp_procs_scan(struct kp_procs *ps, uint32_t pid, unsigned what)
 	if (what & KP_PROCS_COMM)
 		scan_comm(p);
 	if ((what & KP_PROCS_MAPS) && !p->maps_known && pid != 0)
-		scan_maps(p, ps->data);
+		scan_maps(ps, p);
 }
 
 void

@@ -43,8 +43,13 @@ struct kp_procs;
 struct kp_proc {
 	uint32_t pid;
 	const char *comm;    /* interned; NULL if not known yet */
-	struct kp_map *maps; /* executable mappings, sorted, disjoint */
-	size_t nmaps, mcap;
+	/* executable mappings, sorted, disjoint; a forked child's are its
+	 * parent's array, shared until either changes its mappings (the
+	 * one that changes them copies them first) */
+	struct kp_map *maps;
+	size_t nmaps;
+	size_t mcap;	 /* 0: maps is a parent's (or none) */
+	bool maps_lent;	 /* maps is shared with a child */
 	bool maps_known; /* an exec seen, a parent's copied or /proc read */
 	bool exited;
 	/* the program an exec replaced (its mappings still hold a sample

@@ -62,7 +62,8 @@ test_model(void)
 	kp_procs_fork(ps, 20, 10, 20, 10);
 	child = kp_procs_get(ps, 20);
 	CHECK(child != p && strcmp(child->comm, "sh") == 0);
-	CHECK(child->nmaps == 2 && child->maps != p->maps);
+	CHECK(child->nmaps == 2 && child->maps_known == p->maps_known);
+	CHECK(strcmp(kp_proc_map(child, 0x1800)->path, "/bin/other") == 0);
 	/* a thread is not a process */
 	kp_procs_fork(ps, 10, 10, 12, 10);
 	CHECK(kp_procs_get(ps, 10) == p);
@@ -88,6 +89,58 @@ test_model(void)
 	kp_procs_mmap(ps, (uint32_t)-1, 0xffffffff81000000ull, 0x1000, 0,
 		      "[kernel.kallsyms]_text", NULL);
 	CHECK(kp_procs_find(ps, (uint32_t)-1) == NULL);
+	kp_procs_free(ps);
+}
+
+/*
+ * A child shares its parent's mappings until either maps something: the
+ * one that does changes its own, never the other's; a grandchild's,
+ * shared from a child that shares them, too.  (ASan: every array freed
+ * once, the ones a parent replaced after lending them included.)
+ */
+static void
+test_fork_shares(void)
+{
+	struct kp_procs *ps = kp_procs_new();
+	struct kp_proc *p, *c, *g, *h;
+
+	kp_procs_comm(ps, 1, 1, "make", 4, true);
+	kp_procs_mmap(ps, 1, 0x1000, 0x1000, 0, "/usr/bin/make", NULL);
+	kp_procs_mmap(ps, 1, 0x8000, 0x1000, 0, "/lib/libc.so.6", NULL);
+	p = kp_procs_get(ps, 1);
+	kp_procs_fork(ps, 2, 1, 2, 1);
+	c = kp_procs_get(ps, 2);
+	kp_procs_fork(ps, 3, 2, 3, 2);
+	g = kp_procs_get(ps, 3);
+	CHECK(c->nmaps == 2 && g->nmaps == 2);
+	/* the parent maps over its program: its children keep theirs */
+	kp_procs_mmap(ps, 1, 0x1000, 0x2000, 0, "/usr/bin/other", NULL);
+	CHECK(p->nmaps == 2);
+	CHECK(strcmp(kp_proc_map(p, 0x1800)->path, "/usr/bin/other") == 0);
+	CHECK(strcmp(kp_proc_map(c, 0x1800)->path, "/usr/bin/make") == 0);
+	CHECK(strcmp(kp_proc_map(g, 0x1800)->path, "/usr/bin/make") == 0);
+	CHECK(kp_proc_map(c, 0x2800) == NULL && kp_proc_map(g, 0x2800) == NULL);
+	/* the child maps a library: the grandchild and parent do not see it */
+	kp_procs_mmap(ps, 2, 0x20000, 0x1000, 0, "/lib/libm.so.6", NULL);
+	CHECK(c->nmaps == 3 && g->nmaps == 2 && p->nmaps == 2);
+	CHECK(strcmp(kp_proc_map(c, 0x20010)->path, "/lib/libm.so.6") == 0);
+	CHECK(kp_proc_map(g, 0x20010) == NULL && kp_proc_map(p, 0x20010) == NULL);
+	/* the grandchild maps over libc: its own, the child's unchanged */
+	kp_procs_mmap(ps, 3, 0x8000, 0x1000, 0x1000, "/lib/libc2.so", NULL);
+	CHECK(strcmp(kp_proc_map(g, 0x8000)->path, "/lib/libc2.so") == 0);
+	CHECK(strcmp(kp_proc_map(c, 0x8000)->path, "/lib/libc.so.6") == 0);
+	CHECK(strcmp(kp_proc_map(p, 0x8000)->path, "/lib/libc.so.6") == 0);
+	/* a parent lends its new array again, and maps after that */
+	kp_procs_fork(ps, 4, 1, 4, 1);
+	h = kp_procs_get(ps, 4);
+	kp_procs_mmap(ps, 1, 0x40000, 0x1000, 0, "/lib/libz.so", NULL);
+	CHECK(p->nmaps == 3 && h->nmaps == 2 && kp_proc_map(h, 0x40000) == NULL);
+	CHECK(strcmp(kp_proc_map(h, 0x1800)->path, "/usr/bin/other") == 0);
+	/* many mappings after a fork (the array grows from the copy) */
+	for (int i = 0; i < 100; i++)
+		kp_procs_mmap(ps, 4, 0x100000 + (uint64_t)i * 0x1000, 0x1000, 0,
+			      "/lib/many.so", NULL);
+	CHECK(h->nmaps == 102 && p->nmaps == 3);
 	kp_procs_free(ps);
 }
 
@@ -254,6 +307,7 @@ main(int argc, char **argv)
 	(void)argc;
 	kp_init(argv);
 	test_model();
+	test_fork_shares();
 	test_records();
 	test_chains();
 	test_offsets();
