@@ -114,7 +114,8 @@ struct kp_pool {
 	char *cur;
 	size_t left;
 };
-/* n bytes, aligned for any use; out of memory is fatal. */
+/* n bytes, aligned to 8 (pointers, 64-bit integers: not long double or
+ * vector types); out of memory is fatal. */
 void *kp_pool_alloc(struct kp_pool *pool, size_t n);
 /* Free everything allocated from the pool; it can be used again. */
 void kp_pool_free(struct kp_pool *pool);

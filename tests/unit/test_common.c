@@ -468,19 +468,28 @@ test_slots(void)
 	CHECK(t.tab == NULL && t.cap == 0 && t.n == 0);
 }
 
-/* kp_pool: aligned, distinct, large ones too, reusable after a free */
+/*
+ * kp_pool: 8-byte aligned and packed (a piece follows the one before it
+ * in its chunk by that one's length rounded up to 8, not to 16),
+ * distinct, large ones too, reusable after a free
+ */
 static void
 test_pool(void)
 {
 	struct kp_pool pool = { 0 };
 	char *p[1000], *big;
-	size_t i;
+	size_t i, packed = 0;
 	int round;
 
 	for (round = 0; round < 2; round++) {
 		for (i = 0; i < 1000; i++) {
 			p[i] = kp_pool_alloc(&pool, i % 97 + 1);
-			CHECK((uintptr_t)p[i] % _Alignof(max_align_t) == 0);
+			CHECK((uintptr_t)p[i] % 8 == 0);
+			if (i > 0 && p[i] > p[i - 1] && p[i] - p[i - 1] < 4096) {
+				CHECK((size_t)(p[i] - p[i - 1]) ==
+				      ((i - 1) % 97 + 1 + 7) / 8 * 8);
+				packed++;
+			}
 			memset(p[i], (int)(i & 0xff), i % 97 + 1);
 		}
 		big = kp_pool_alloc(&pool, 1u << 20);
@@ -492,6 +501,7 @@ test_pool(void)
 		kp_pool_free(&pool);
 		CHECK(pool.chunks == NULL);
 	}
+	CHECK(packed > 1900); /* all but a chunk's first piece */
 }
 
 /* kp_input_buffered / kp_input_consume against kp_input_getline */
