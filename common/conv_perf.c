@@ -24,14 +24,15 @@
  * the slot and this block only.
  */
 struct pline {
-	uint32_t len; /* of the text */
-	uint32_t n;   /* frames */
-	bool java;    /* parsed under comm "java" (Java tidy) */
-	bool kernel;  /* kernel code */
-	bool skip;    /* "(process name)" frame: perf prints, peers drop */
 	struct pline *next; /* the line that followed it last (see predict) */
+	uint32_t len;	    /* of the text */
+	uint16_t n;	    /* frames (at most 64: struct pframe) */
+	bool java : 1;	    /* parsed under comm "java" (Java tidy) */
+	bool kernel : 1;    /* kernel code */
+	bool skip : 1;	    /* "(process name)" frame: perf prints, peers drop */
 	const struct kp_frame *fr[];
 };
+_Static_assert(sizeof(struct pline) == 16, "a cached line's header: 16 bytes");
 
 #define PL_TEXT(pl) ((const char *)((pl)->fr + (pl)->n))
 
@@ -306,7 +307,7 @@ add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
 	kp_slots_reserve(&pf->lines, 4096);
 	pl = kp_pool_alloc(&pf->pool, sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
 	pl->len = (uint32_t)len;
-	pl->n = tmp.n;
+	pl->n = (uint16_t)tmp.n;
 	pl->java = pf->java;
 	pl->kernel = tmp.kernel;
 	pl->skip = tmp.skip;
