@@ -189,9 +189,9 @@ kp_procs_fork(struct kp_procs *ps, uint32_t pid, uint32_t ppid, uint32_t tid,
 		p->comm = parent->comm;
 	if (!p->maps_known && !p->nmaps && parent->nmaps) {
 		/* shared, not copied: most children exec (a new program,
-		 * mappings of its own) before they map anything */
-		if (p->mcap)
-			free(p->maps);
+		 * mappings of its own) before they map anything.  (p has no
+		 * array of its own: every add_map leaves one mapping at
+		 * least.) */
 		p->maps = parent->maps;
 		p->nmaps = parent->nmaps;
 		p->mcap = 0;

@@ -50,7 +50,7 @@ struct kp_proc {
 	size_t nmaps;
 	size_t mcap;	 /* 0: maps is a parent's (or none) */
 	bool maps_lent;	 /* maps is shared with a child */
-	bool maps_known; /* an exec seen, a parent's copied or /proc read */
+	bool maps_known; /* an exec seen, a parent's taken or /proc read */
 	bool exited;
 	/* the program an exec replaced (its mappings still hold a sample
 	 * taken inside execve), or NULL */

@@ -2,10 +2,10 @@
  * test_procs.c - unit tests of the process model (common/procs.c), the
  * side-band and sample records decoded into it (common/perfev.c), and
  * callchains to stacks (common/chains.c): an exec keeps the mappings
- * the frames before it were taken in, a fork copies its parent's, a
- * child's exec read before its fork wins, mappings replace what they
- * overlap; return addresses are marked, context markers dropped, user
- * mode without user stacks is [user].
+ * the frames before it were taken in, a fork takes its parent's (shared
+ * until either maps something), a child's exec read before its fork
+ * wins, mappings replace what they overlap; return addresses are marked,
+ * context markers dropped, user mode without user stacks is [user].
  */
 #include <stdlib.h>
 #include <string.h>
