@@ -65,8 +65,7 @@ is_blank(char c)
 static inline bool
 is_hex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
+	return kp_digit_value[(unsigned char)c] >= 0;
 }
 
 /*

@@ -141,17 +141,20 @@ kp_xstrdup(const char *s)
 	return kp_xstrndup(s, strlen(s));
 }
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* A character's value as a digit (0-9, a-f, A-F), else -1: a table, not
+ * three range tests, which mispredict on the mix of letters and digits
+ * of an address.  A row of 16 a line. */
+#define NO16 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+const signed char kp_digit_value[256] = {
+	NO16, NO16, NO16, /* 0x00-0x2f */
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,		  /* '0' */
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, /* 'A' */
+	NO16,
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, /* 'a' */
+	NO16,
+	NO16, NO16, NO16, NO16, NO16, NO16, NO16, NO16, /* 0x80-0xff */
+};
+#undef NO16
 
 int
 kp_parse_u64(const char *s, size_t len, int base, uint64_t *out)
@@ -169,7 +172,7 @@ kp_parse_u64(const char *s, size_t len, int base, uint64_t *out)
 	if (i == len)
 		return -1;
 	for (; i < len; i++) {
-		d = hexval((unsigned char)s[i]);
+		d = kp_digit_value[(unsigned char)s[i]];
 		if (d < 0 || d >= base)
 			return -1;
 		/* v * base + d overflows, without a division a digit: in

@@ -127,6 +127,8 @@ void kp_pool_free(struct kp_pool *pool);
  * is ERANGE then), or the base is another (errno EINVAL).
  */
 int kp_parse_u64(const char *s, size_t len, int base, uint64_t *out);
+/* A character's value as a hex digit (0-9, a-f, A-F), else -1. */
+extern const signed char kp_digit_value[256];
 
 /* Parse a command-line number (for -n, -d ...); usage error if bad. */
 uint64_t kp_arg_u64(const char *opt, const char *arg);

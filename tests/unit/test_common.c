@@ -77,6 +77,26 @@ test_parse_u64(void)
 		}
 		CHECK(bad == 0);
 	}
+	/* every byte: a digit's value from the table, the rest rejected */
+	{
+		unsigned c, bad = 0;
+		int want;
+		char one[2] = { 0, 0 };
+
+		for (c = 0; c < 256; c++) {
+			want = c >= '0' && c <= '9'   ? (int)c - '0'
+			       : c >= 'a' && c <= 'f' ? (int)c - 'a' + 10
+			       : c >= 'A' && c <= 'F' ? (int)c - 'A' + 10
+						      : -1;
+			bad += kp_digit_value[c] != want;
+			one[0] = (char)c;
+			bad += (kp_parse_u64(one, 1, 16, &v) == 0) != (want >= 0);
+			bad += want >= 0 && v != (uint64_t)want;
+			bad += (kp_parse_u64(one, 1, 10, &v) == 0) !=
+			       (want >= 0 && want < 10);
+		}
+		CHECK(bad == 0);
+	}
 }
 
 struct frame_case {
