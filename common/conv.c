@@ -186,15 +186,11 @@ kp_conv_hex(const char *s, const char *e, uint64_t *v)
 	if (s == e || e - s > 16)
 		return false;
 	for (p = s; p < e; p++) {
-		unsigned c = (unsigned char)*p, d;
+		int d = kp_digit_value[(unsigned char)*p];
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		else
+		if (d < 0)
 			return false;
-		x = x << 4 | d;
+		x = x << 4 | (uint64_t)d;
 	}
 	*v = x;
 	return true;

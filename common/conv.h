@@ -101,7 +101,7 @@ kp_conv_digit(char c)
 static inline bool
 kp_conv_xdigit(char c)
 {
-	return kp_conv_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+	return kp_digit_value[(unsigned char)c] >= 0;
 }
 
 /* [s, e) is one or more decimal digits. */
