@@ -1696,6 +1696,12 @@ kp_pd_data_end(const struct kp_pd *pd)
 	return pd->data_end;
 }
 
+uint64_t
+kp_pd_delivered(const struct kp_pd *pd)
+{
+	return pd->pos > pd->qbytes ? pd->pos - pd->qbytes : 0;
+}
+
 void
 kp_pd_close(struct kp_pd *pd)
 {

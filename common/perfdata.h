@@ -150,6 +150,10 @@ const char *kp_pd_build_id(const struct kp_pd *pd, const char *path);
 void kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total);
 /* File mode: where the data section ends (records are read up to it). */
 uint64_t kp_pd_data_end(const struct kp_pd *pd);
+/* How far the records delivered so far reach into the file: the bytes
+ * read less those held back to be sorted (a measure of progress finer
+ * than kp_pd_progress's, which moves a round at a time). */
+uint64_t kp_pd_delivered(const struct kp_pd *pd);
 void kp_pd_close(struct kp_pd *pd);
 
 /* ---- perfdata_conv.c: perf.data to kp stacks ---- */
@@ -171,6 +175,8 @@ struct kp_pd_opts {
 	 * converted by two threads, each half of its samples (0: never;
 	 * 1: every file, even on one processor: the tests) */
 	size_t split_min;
+	bool split_middle; /* cut at the middle of the capture, not where
+			    * the threads balance (the tests) */
 	bool split_trace; /* say how the halves went (the tests) */
 };
 

@@ -79,6 +79,9 @@ struct pdc {
 	/* the halves (see "halves") */
 	int cut;	/* the halves' (CUT_*): where the second begins */
 	uint64_t cut_at;
+	struct cutter *cs; /* the cut being chosen (see "balance") */
+	uint64_t seen_max; /* the second's: the latest sample time read */
+	unsigned long seen; /* and how many samples */
 	unsigned long nsamples; /* converted here */
 	struct half *self; /* the second half's converter: its half */
 	struct {
@@ -949,7 +952,8 @@ finish(struct pdc *c, struct kp_agg *agg)
  *
  * A big perf.data file is converted by two threads at once.  Its
  * samples, in the order the reader delivers them (time order), are cut
- * in two at the first sample taken after the middle of the capture (the
+ * in two at the first sample taken after a time, chosen as both run
+ * (see "balance" below; PERF2KP_SPLIT=1: the middle of the capture, the
  * header's first and last sample times; without them, the first read
  * past the middle of the data section): this thread converts the
  * samples before it and stops there; a second thread reads the whole
@@ -981,6 +985,84 @@ finish(struct pdc *c, struct kp_agg *agg)
  * and fuzz_perfdata compare them).
  */
 
+/* ---- balance ----
+ *
+ * Where the cut falls is chosen while both threads run, so that they
+ * end together: the first thread pays for loading most symbol tables
+ * and the second reads the first's part again before its own, so the
+ * middle of the capture is seldom the cut that balances them (on a
+ * system-wide capture of a test suite, cut at the middle, the second
+ * ended 25-45 ms before the first, of 130-180 ms).  The first converts samples up to a time it has said (its
+ * guard, a step of 1/512 of the capture ahead of it) and says how far
+ * it has read each time it moves its guard on.  The second, reading the
+ * first's part again, sets the cut where what is left of the first's
+ * part is as many bytes as what is left of the file after it: at the
+ * latest sample time it has read (every sample read so far is then the
+ * first's, the one it is at the first of its own), if the first's guard
+ * is not past it; the first stops at that sample, as it stops at a cut
+ * fixed before.  So the cut is still the first sample after a time,
+ * read the same way by both, only now chosen later, and all that the
+ * halves keep (see above) holds wherever it falls.  If the second reads
+ * to the end without setting it, the first converts every sample.
+ * PERF2KP_SPLIT=1 keeps the middle, where the tests put their edits.
+ */
+struct cutter {
+	pthread_mutex_t mu;
+	uint64_t guard;	/* the first converts samples up to this time */
+	uint64_t step;
+	uint64_t first_at; /* how far the first had read (atomic) */
+	uint64_t end;	   /* the data section's end */
+	bool decided;
+	uint64_t cut_at;   /* decided: the cut */
+};
+
+/* The first thread (c->cs set) at a sample of time t, read up to done:
+ * past its guard, the cut if chosen, else a guard further on. */
+static void
+balance_first(struct pdc *c, uint64_t t, uint64_t done)
+{
+	struct cutter *cs = c->cs;
+
+	pthread_mutex_lock(&cs->mu);
+	if (cs->decided) {
+		c->cut_at = cs->cut_at;
+		c->cs = NULL;
+	} else {
+		cs->guard = t > UINT64_MAX - cs->step ? UINT64_MAX
+						      : t + cs->step;
+		c->cut_at = cs->guard;
+		__atomic_store_n(&cs->first_at, done, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&cs->mu);
+}
+
+/* The second (c->cs set) at a sample of time t, read up to done: the
+ * cut set here if the rest balances, the first's guard not past it. */
+static void
+balance_second(struct pdc *c, uint64_t t, uint64_t done)
+{
+	struct cutter *cs = c->cs;
+	uint64_t first_at;
+
+	if (c->seen && t > c->seen_max && (c->seen & 63) == 0) {
+		first_at = __atomic_load_n(&cs->first_at, __ATOMIC_RELAXED);
+		if (done >= first_at && done - first_at >= cs->end - done) {
+			pthread_mutex_lock(&cs->mu);
+			if (cs->guard <= c->seen_max) {
+				cs->decided = true;
+				cs->cut_at = c->cut_at = c->seen_max;
+				c->cs = NULL;
+			}
+			pthread_mutex_unlock(&cs->mu);
+			if (!c->cs)
+				return;
+		}
+	}
+	if (!c->seen || t > c->seen_max)
+		c->seen_max = t;
+	c->seen++;
+}
+
 enum { KEY_NONE, KEY_FILE, KEY_KERNEL };
 /* Where the second half begins: at the first sample taken after a time,
  * or read past an offset. */
@@ -1005,6 +1087,8 @@ struct half {
 	const char *path, *build_id;
 	struct said *said;
 	size_t nsaid;
+	struct cutter cs; /* the cut being chosen (CUT_TIME; not with
+			   * PERF2KP_SPLIT=1): step 0 if not */
 };
 
 static void
@@ -1061,6 +1145,12 @@ convert_records(struct pdc *c, struct kp_pd_rec *r)
 	while ((st = kp_pd_next(c->pd, r)) > 0) {
 		if (c->cut && r->type == PERF_RECORD_SAMPLE) {
 			kp_pd_progress(c->pd, &done, &total);
+			if (c->cs && c->self)
+				balance_second(c, r->time,
+					       kp_pd_delivered(c->pd));
+			else if (c->cs && r->time > c->cut_at)
+				balance_first(c, r->time,
+					      kp_pd_delivered(c->pd));
 			if (c->cut == CUT_TIME ? r->time > c->cut_at
 					       : done > c->cut_at) {
 				if (!c->self)
@@ -1197,7 +1287,7 @@ split(struct pdc *c, struct half *h)
 	kp_resolver_on_load(h->c.res, file_said, h);
 	h->c.procs = kp_procs_new();
 	kp_conv_init(&h->c.cv, NULL, c->in);
-	/* the cut: the middle */
+	/* the cut: the middle, or chosen as they run (see "balance") */
 	info = kp_pd_info(c->pd);
 	c->cut = CUT_OFFSET;
 	c->cut_at = from + (end - from) / 2;
@@ -1208,10 +1298,23 @@ split(struct pdc *c, struct half *h)
 	}
 	h->c.cut = c->cut;
 	h->c.cut_at = c->cut_at;
+	if (c->cut == CUT_TIME && !o->split_middle) {
+		h->cs.step = (info->last_time - info->first_time) / 512 + 1;
+		h->cs.guard = info->first_time + h->cs.step;
+		h->cs.first_at = from;
+		h->cs.end = end;
+		pthread_mutex_init(&h->cs.mu, NULL);
+		c->cs = h->c.cs = &h->cs;
+		c->cut_at = h->cs.guard;
+		h->c.cut_at = UINT64_MAX;
+	}
 	kp_intern_shared = true;
 	if (pthread_create(&h->th, NULL, half_main, h) != 0) {
 		kp_intern_shared = false;
 		c->cut = CUT_NONE;
+		if (c->cs)
+			pthread_mutex_destroy(&h->cs.mu);
+		c->cs = NULL;
 		pdc_free(&h->c, NULL);
 		return false;
 	}
@@ -1285,6 +1388,8 @@ half_free(struct half *h)
 	for (i = 0; i < h->nsaid; i++)
 		free(h->said[i].msg);
 	free(h->said);
+	if (h->cs.step)
+		pthread_mutex_destroy(&h->cs.mu);
 	pdc_free(&h->c, NULL);
 }
 
@@ -1381,6 +1486,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	st = convert_records(&c, &r);
 	if (h) {
 		c.cut = CUT_NONE;
+		c.cs = NULL;
 		if (st <= 0) {
 			/* the cut not reached: the second converted nothing */
 			if (c.o->split_trace)

@@ -84,7 +84,9 @@ usage(FILE *fp, int status)
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
 		"Environment: PERF2KP_SPLIT=0 one thread, =1 split any input\n"
-		"(unset or empty: a file of 8 MB or more on two threads);\n"
+		"(a perf.data at the middle), =2 split any input (a perf.data\n"
+		"where the threads balance; unset or empty: a file of 8 MB or\n"
+		"more on two threads, so);\n"
 		"PERF2KP_SPLIT_TRACE: how a perf.data was split, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
@@ -138,14 +140,16 @@ main(int argc, char **argv)
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
 	/* a big file's halves on two threads; PERF2KP_SPLIT=0 one thread,
-	 * =1 two wherever a file can be split (the tests) */
+	 * =1 two wherever a file can be split, a perf.data at the middle
+	 * of the capture, =2 the same where the threads balance (tests) */
 	o.split_min = 8u << 20;
 	pdo.split_min = 8u << 20;
 	if ((env = getenv("PERF2KP_SPLIT")) && *env) {
-		if (strcmp(env, "0") && strcmp(env, "1"))
-			kp_usage_error("PERF2KP_SPLIT is 0 or 1, not '%s'",
+		if (strcmp(env, "0") && strcmp(env, "1") && strcmp(env, "2"))
+			kp_usage_error("PERF2KP_SPLIT is 0, 1 or 2, not '%s'",
 				       env);
-		o.split_min = pdo.split_min = *env == '1';
+		o.split_min = pdo.split_min = *env != '0';
+		pdo.split_middle = *env == '1';
 	}
 	pdo.split_trace = getenv("PERF2KP_SPLIT_TRACE") != NULL;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # perf2kp converts a big perf.data file on two threads (common/
-# perfdata_conv.c, "halves"): the samples taken before the middle of
-# the capture here, those after on a second thread that reads the file
-# again, and its stacks and messages added after.  PERF2KP_SPLIT=0 is one
-# thread, =1 two wherever a file can be split (however small), and
-# PERF2KP_SPLIT_TRACE says how it went.  One thread and two must give the
-# same bytes, messages and exit status:
+# perfdata_conv.c, "halves"): the samples taken before a cut here, those
+# after on a second thread that reads the file again, and its stacks and
+# messages added after.  PERF2KP_SPLIT=0 is one thread, =1 two wherever
+# a file can be split (however small) with the cut at the middle of the
+# capture, =2 the same with the cut where the threads balance, chosen
+# as they run (as a big file is split), and PERF2KP_SPLIT_TRACE says how
+# it went.  One thread and two (cut either way) must give the same
+# bytes, messages and exit status:
 #  - every capture of samples/ (and bench/out/perfdata-*.data, if made)
 #    under options that change what a sample makes, with HOME an empty
 #    directory and HOME holding perf's build-id cache of
@@ -36,14 +38,16 @@ compare() {
 	shift
 	for h in "$t/empty" "$t/home"; do
 		HOME=$h PERF2KP_SPLIT=0 perf2kp "$@" "$f" > "$t/a" 2> "$t/a.err" && sa=0 || sa=$?
-		HOME=$h PERF2KP_SPLIT=1 perf2kp "$@" "$f" > "$t/b" 2> "$t/b.err" && sb=0 || sb=$?
-		n=$((n + 1))
-		if [ "$sa" -ne "$sb" ] || ! cmp -s "$t/a" "$t/b" || ! cmp -s "$t/a.err" "$t/b.err"; then
-			echo "FAIL: $(basename "$f") $* (HOME $(basename "$h")): one thread and two differ (exit $sa, $sb)"
-			diff "$t/a" "$t/b" | head -n 5
-			diff "$t/a.err" "$t/b.err" | head -n 5
-			fail=1
-		fi
+		for s in 1 2; do
+			HOME=$h PERF2KP_SPLIT=$s perf2kp "$@" "$f" > "$t/b" 2> "$t/b.err" && sb=0 || sb=$?
+			n=$((n + 1))
+			if [ "$sa" -ne "$sb" ] || ! cmp -s "$t/a" "$t/b" || ! cmp -s "$t/a.err" "$t/b.err"; then
+				echo "FAIL: $(basename "$f") $* (HOME $(basename "$h"), PERF2KP_SPLIT=$s): one thread and two differ (exit $sa, $sb)"
+				diff "$t/a" "$t/b" | head -n 5
+				diff "$t/a.err" "$t/b.err" | head -n 5
+				fail=1
+			fi
+		done
 	done
 }
 # trace FILE WANT OPTS...: how the halves went (a grep -E of the trace)

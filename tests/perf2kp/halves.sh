@@ -64,17 +64,17 @@ done
 # the skipped lines of both halves are named, with their lines
 grep -q 'mixed.txt\|<stdin>' "$t/b.err" || { echo "FAILED: no skipped line named"; fail=1; }
 
-# PERF2KP_SPLIT: 0 and 1 (and empty, as unset) give the same output;
+# PERF2KP_SPLIT: 0, 1 and 2 (and empty, as unset) give the same output;
 # any other value is a usage error, not silently the default
 perf2kp "$t/mixed.txt" > "$t/a" 2> /dev/null
-for v in 0 1 ""; do
+for v in 0 1 2 ""; do
 	PERF2KP_SPLIT=$v perf2kp "$t/mixed.txt" > "$t/b" 2> /dev/null
 	cmp -s "$t/a" "$t/b" || { echo "FAILED: PERF2KP_SPLIT='$v' changed the output"; fail=1; }
 done
-for v in 2 yes " 1"; do
+for v in 3 yes " 1"; do
 	PERF2KP_SPLIT=$v perf2kp "$t/mixed.txt" > "$t/b" 2> "$t/b.err"; st=$?
 	if [ $st -ne 64 ] || [ -s "$t/b" ] ||
-		! grep -qF "perf2kp: PERF2KP_SPLIT is 0 or 1, not '$v'" "$t/b.err"; then
+		! grep -qF "perf2kp: PERF2KP_SPLIT is 0, 1 or 2, not '$v'" "$t/b.err"; then
 		echo "FAILED: PERF2KP_SPLIT='$v': exit $st, $(wc -c < "$t/b") bytes out: $(head -n 1 "$t/b.err")"
 		fail=1
 	fi
