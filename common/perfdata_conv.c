@@ -1002,16 +1002,19 @@ finish(struct pdc *c, struct kp_agg *agg)
  * is not past it; the first stops at that sample, as it stops at a cut
  * fixed before.  So the cut is still the first sample after a time,
  * read the same way by both, only now chosen later, and all that the
- * halves keep (see above) holds wherever it falls.  If the second reads
- * to the end without setting it, the first converts every sample.
+ * halves keep (see above) holds wherever it falls.  If the first's
+ * guard passes the last sample time first (the second slow to start),
+ * the second stops reading and the first converts every sample.
  * PERF2KP_SPLIT=1 keeps the middle, where the tests put their edits.
  */
 struct cutter {
 	pthread_mutex_t mu;
-	uint64_t guard;	/* the first converts samples up to this time */
+	uint64_t guard;	/* the first converts samples up to this time
+			 * (set under mu, atomic) */
 	uint64_t step;
 	uint64_t first_at; /* how far the first had read (atomic) */
 	uint64_t end;	   /* the data section's end */
+	uint64_t last;	   /* the last sample time (the header's) */
 	bool decided;
 	uint64_t cut_at;   /* decided: the cut */
 };
@@ -1028,22 +1031,26 @@ balance_first(struct pdc *c, uint64_t t, uint64_t done)
 		c->cut_at = cs->cut_at;
 		c->cs = NULL;
 	} else {
-		cs->guard = t > UINT64_MAX - cs->step ? UINT64_MAX
+		c->cut_at = t > UINT64_MAX - cs->step ? UINT64_MAX
 						      : t + cs->step;
-		c->cut_at = cs->guard;
+		__atomic_store_n(&cs->guard, c->cut_at, __ATOMIC_RELAXED);
 		__atomic_store_n(&cs->first_at, done, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&cs->mu);
 }
 
 /* The second (c->cs set) at a sample of time t, read up to done: the
- * cut set here if the rest balances, the first's guard not past it. */
-static void
+ * cut set here if the rest balances, the first's guard not past it;
+ * false when no cut can be set any more (the first converts it all). */
+static bool
 balance_second(struct pdc *c, uint64_t t, uint64_t done)
 {
 	struct cutter *cs = c->cs;
 	uint64_t first_at;
 
+	if ((c->seen & 63) == 0 &&
+	    __atomic_load_n(&cs->guard, __ATOMIC_RELAXED) >= cs->last)
+		return false;
 	if (c->seen && t > c->seen_max && (c->seen & 63) == 0) {
 		first_at = __atomic_load_n(&cs->first_at, __ATOMIC_RELAXED);
 		if (done >= first_at && done - first_at >= cs->end - done) {
@@ -1055,12 +1062,13 @@ balance_second(struct pdc *c, uint64_t t, uint64_t done)
 			}
 			pthread_mutex_unlock(&cs->mu);
 			if (!c->cs)
-				return;
+				return true;
 		}
 	}
 	if (!c->seen || t > c->seen_max)
 		c->seen_max = t;
 	c->seen++;
+	return true;
 }
 
 enum { KEY_NONE, KEY_FILE, KEY_KERNEL };
@@ -1145,10 +1153,11 @@ convert_records(struct pdc *c, struct kp_pd_rec *r)
 	while ((st = kp_pd_next(c->pd, r)) > 0) {
 		if (c->cut && r->type == PERF_RECORD_SAMPLE) {
 			kp_pd_progress(c->pd, &done, &total);
-			if (c->cs && c->self)
-				balance_second(c, r->time,
-					       kp_pd_delivered(c->pd));
-			else if (c->cs && r->time > c->cut_at)
+			if (c->cs && c->self) {
+				if (!balance_second(c, r->time,
+						    kp_pd_delivered(c->pd)))
+					return 0; /* the first's, all */
+			} else if (c->cs && r->time > c->cut_at)
 				balance_first(c, r->time,
 					      kp_pd_delivered(c->pd));
 			if (c->cut == CUT_TIME ? r->time > c->cut_at
@@ -1303,6 +1312,7 @@ split(struct pdc *c, struct half *h)
 		h->cs.guard = info->first_time + h->cs.step;
 		h->cs.first_at = from;
 		h->cs.end = end;
+		h->cs.last = info->last_time;
 		pthread_mutex_init(&h->cs.mu, NULL);
 		c->cs = h->c.cs = &h->cs;
 		c->cut_at = h->cs.guard;

@@ -54,7 +54,7 @@ compare() {
 trace() {
 	local f=$1 w=$2 got
 	shift 2
-	got=$(HOME=$t/empty PERF2KP_SPLIT=1 PERF2KP_SPLIT_TRACE=1 perf2kp "$@" "$f" 2>&1 > /dev/null | sed -n 's/^perf2kp: [^:]*: halves: //p')
+	got=$(HOME=$t/empty PERF2KP_SPLIT=${split:-1} PERF2KP_SPLIT_TRACE=1 perf2kp "$@" "$f" 2>&1 > /dev/null | sed -n 's/^perf2kp: [^:]*: halves: //p')
 	if printf '%s\n' "$got" | grep -Eq "$w"; then
 		echo "ok: $(basename "$f") $*: halves: $got"
 	else
@@ -175,6 +175,15 @@ p = PD("perfdata-a-g.data")
 for at, _ in (p.before(), p.after()):
     struct.pack_into("<Q", p.b, at + 8 + 5 * 8, 1 << 63)
 p.save("period.data")
+# the header's last sample time just after its first: a balanced cut
+# (PERF2KP_SPLIT=2) cannot fall past the first's guard, so the second
+# stops at once and the first converts every sample
+p = PD("perfdata-a-g.data")
+bits = [i for i in range(256) if p.feat[i // 64] >> (i % 64) & 1]
+o = struct.unpack_from("<Q", p.b, p.doff + p.dsize + 16 * bits.index(21))[0]
+first, _ = struct.unpack_from("<QQ", p.b, o)
+struct.pack_into("<Q", p.b, o + 8, first + 1)
+p.save("short.data")
 # the kernel's MMAP ([kernel.kallsyms]_text) past the middle only
 p = PD("perfdata-a-g.data")
 k = next(o for o, typ, _, _ in p.records() if typ == 1)
@@ -221,6 +230,8 @@ for c in exec exit events files; do
 	done
 done
 trace "$t/exec.data" '^[0-9]+ \+ [0-9]+ samples$'
+compare "$t/short.data"
+split=2 trace "$t/short.data" '^[1-9][0-9]* samples, the cut not reached$'
 HOME=$t/empty PERF2KP_SPLIT=1 perf2kp --kallsyms "$t/kallsyms" "$t/files.data" 2>&1 > /dev/null |
 	sed -n 's|^perf2kp: /nonexistent/kp-halves/\([a-z]*\): .*|\1|p' > "$t/files.err"
 want "files: said once each, in order" "gzip a b" "$(echo $(cat "$t/files.err"))"
