@@ -24,7 +24,8 @@ extern bool kp_quiet;
 
 /*
  * Set kp_progname from argv[0], restore the default SIGPIPE action (so
- * that "kp-fold | head -1" ends quietly) and give stdout a large buffer.
+ * that "kp-fold | head -1" ends quietly), give stdout a large buffer and
+ * a pipe on standard input or output 1 MiB of room.
  */
 void kp_init(char **argv);
 
