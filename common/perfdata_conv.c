@@ -78,7 +78,7 @@ struct pdc {
 	bool progress_shown;
 	/* the halves (see "halves") */
 	int cut;	/* the halves' (CUT_*): where the second begins */
-	uint64_t cut_at;
+	uint64_t cut_at; /* the first's, while cs is set: its guard */
 	struct cutter *cs; /* the cut being chosen (see "balance") */
 	uint64_t seen_max; /* the second's: the latest sample time read */
 	unsigned long seen; /* and how many samples */
@@ -992,9 +992,10 @@ finish(struct pdc *c, struct kp_agg *agg)
  * and the second reads the first's part again before its own, so the
  * middle of the capture is seldom the cut that balances them (on a
  * system-wide capture of a test suite, cut at the middle, the second
- * ended 25-45 ms before the first, of 130-180 ms).  The first converts samples up to a time it has said (its
- * guard, a step of 1/512 of the capture ahead of it) and says how far
- * it has read each time it moves its guard on.  The second, reading the
+ * ended 25-45 ms before the first, of 130-180 ms).  The first converts
+ * samples up to a time it has said (its guard, a step of 1/512 of the
+ * capture ahead of it, kept in its cut_at) and says how far it has read
+ * each time it moves its guard on.  The second, reading the
  * first's part again, sets the cut where what is left of the first's
  * part is as many bytes as what is left of the file after it: at the
  * latest sample time it has read (every sample read so far is then the
@@ -1048,12 +1049,13 @@ balance_second(struct pdc *c, uint64_t t, uint64_t done)
 	struct cutter *cs = c->cs;
 	uint64_t first_at;
 
-	if ((c->seen & 63) == 0 &&
-	    __atomic_load_n(&cs->guard, __ATOMIC_RELAXED) >= cs->last)
-		return false;
-	if (c->seen && t > c->seen_max && (c->seen & 63) == 0) {
+	/* every 64th sample */
+	if ((c->seen & 63) == 0) {
+		if (__atomic_load_n(&cs->guard, __ATOMIC_RELAXED) >= cs->last)
+			return false;
 		first_at = __atomic_load_n(&cs->first_at, __ATOMIC_RELAXED);
-		if (done >= first_at && done - first_at >= cs->end - done) {
+		if (c->seen && t > c->seen_max && done >= first_at &&
+		    done - first_at >= cs->end - done) {
 			pthread_mutex_lock(&cs->mu);
 			if (cs->guard <= c->seen_max) {
 				cs->decided = true;
@@ -1157,9 +1159,10 @@ convert_records(struct pdc *c, struct kp_pd_rec *r)
 				if (!balance_second(c, r->time,
 						    kp_pd_delivered(c->pd)))
 					return 0; /* the first's, all */
-			} else if (c->cs && r->time > c->cut_at)
+			} else if (c->cs && r->time > c->cut_at) {
 				balance_first(c, r->time,
 					      kp_pd_delivered(c->pd));
+			}
 			if (c->cut == CUT_TIME ? r->time > c->cut_at
 					       : done > c->cut_at) {
 				if (!c->self)

@@ -26,7 +26,7 @@ static char stdout_buf[1 << 17];
  * /proc/sys/fs/pipe-max-size), not 64 KiB: a filter writing 54 MB of
  * kp into the next (perf2kp's by-address output of a system-wide
  * capture) then stops for it 16 times less often; perf2kp | kp-inclusive
- * took 0.96 of the time.  The pipe's pages are the kernel's, not in
+ * took 0.97 of the time.  The pipe's pages are the kernel's, not in
  * either process's RSS.  Refused (another user's limit), it stays so.
  */
 static void

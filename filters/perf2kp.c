@@ -83,10 +83,10 @@ usage(FILE *fp, int status)
 		"  --state           with --off-cpu: the task state ([S], [D],\n"
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
-		"Environment: PERF2KP_SPLIT=0 one thread, =1 split any input\n"
-		"(a perf.data at the middle), =2 split any input (a perf.data\n"
-		"where the threads balance; unset or empty: a file of 8 MB or\n"
-		"more on two threads, so);\n"
+		"Environment: PERF2KP_SPLIT=0 one thread; =1 split any input\n"
+		"(a perf.data at the middle of the capture); =2 split any\n"
+		"input (a perf.data where the threads balance); unset or\n"
+		"empty: a file of 8 MB or more on two threads, as =2;\n"
 		"PERF2KP_SPLIT_TRACE: how a perf.data was split, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
