@@ -5,7 +5,7 @@
 
 /* The frames, in the arena, in open-addressing tables (see strtab.c);
  * their ids from one count. */
-static struct kp_shard frames[KP_SHARDS] = KP_SHARDS_INIT;
+static struct kp_shard frames[KP_SHARDS];
 static size_t nframes;
 
 const struct kp_frame *

@@ -1,41 +1,50 @@
 /* strtab.c - the string interner and the arena behind it */
+#include <sched.h>
 #include <string.h>
 
 #include "internal.h"
 
 #define ARENA_CHUNK (1u << 20)
 
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* each thread's own (two may intern at once: internal.h) */
 static _Thread_local char *arena_cur;
 static _Thread_local size_t arena_left;
 
 bool kp_intern_shared;
-static _Thread_local struct kp_shard *held;
+_Thread_local struct kp_shard *kp_shard_held;
 
+/* sh's lock, held by the other thread when kp_shard_lock tried it. */
 void
-kp_shard_lock(struct kp_shard *sh)
+kp_shard_wait(struct kp_shard *sh)
 {
-	if (kp_intern_shared) {
-		pthread_mutex_lock(&sh->mu);
-		held = sh;
-	}
-}
+	unsigned spins = 0;
 
-void
-kp_shard_unlock(struct kp_shard *sh)
-{
-	if (kp_intern_shared) {
-		held = NULL;
-		pthread_mutex_unlock(&sh->mu);
-	}
+	do {
+		while (__atomic_load_n(&sh->lock, __ATOMIC_RELAXED)) {
+			if (++spins < 1000)
+				cpu_relax();
+			else
+				sched_yield(); /* its holder not running */
+		}
+	} while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE));
 }
 
 void
 kp_intern_release(void)
 {
-	if (held)
-		pthread_mutex_unlock(&held->mu);
-	held = NULL;
+	if (kp_shard_held)
+		__atomic_store_n(&kp_shard_held->lock, 0, __ATOMIC_RELEASE);
+	kp_shard_held = NULL;
 	kp_frame_reread_release();
 }
 
@@ -62,7 +71,7 @@ kp_arena_alloc(size_t n)
  * table (uthash's chains cost a bucket, an entry and the key per probe,
  * 4% of perf2kp's time on a capture of mostly distinct stacks).
  */
-static struct kp_shard strings[KP_SHARDS] = KP_SHARDS_INIT;
+static struct kp_shard strings[KP_SHARDS];
 
 const char *
 kp_intern(const char *s, size_t len)
