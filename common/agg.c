@@ -126,16 +126,67 @@ kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 	add(agg, frames, n, count);
 }
 
+/* Fetch the index slot of a stack of hash h. */
+static void
+hint_slot(const struct kp_agg *agg, uint64_t h)
+{
+	if (agg->index.tab)
+		__builtin_prefetch(&agg->index.tab[h & (agg->index.cap - 1)]);
+}
+
+/* Fetch the entry the index holds under hash h, if any (hint_slot's). */
+static void
+hint_entry(const struct kp_agg *agg, uint64_t h)
+{
+	size_t mask = agg->index.cap - 1, j;
+
+	if (!agg->index.tab)
+		return;
+	for (j = h & mask; agg->index.tab[j].p; j = (j + 1) & mask)
+		if (agg->index.tab[j].hash == h) {
+			__builtin_prefetch(agg->index.tab[j].p);
+			__builtin_prefetch((char *)agg->index.tab[j].p + 64);
+			return;
+		}
+}
+
+/*
+ * src's stacks added to agg, in src's order (a converter's two halves
+ * joined: on the real capture's text, 60,207 stacks into 67,568).  The
+ * index and the order are grown for all of them first, and each stack
+ * is added two after its slot is fetched, one after its entry is, as
+ * read_into adds records: one stack at a time, the merge took 7.5-8 ms
+ * of perf2kp's 140 there, this way 6.3-7.
+ */
 void
 kp_agg_add_agg(struct kp_agg *agg, struct kp_input *in,
 	       const struct kp_agg *src)
 {
 	const struct kp_stack *st;
-	size_t i;
+	uint64_t h[3];
+	size_t i, n = src->len;
 
-	for (i = 0; i < kp_agg_len(src); i++) {
-		st = kp_agg_get(src, i);
-		kp_agg_add_or_skip(agg, in, st->frames, st->n, st->count);
+	(void)in;
+	while ((agg->index.n + n + 1) * 4 > agg->index.cap * 3)
+		kp_slots_grow(&agg->index, 1024);
+	if (agg->len + n > agg->ocap) {
+		agg->ocap = agg->len + n;
+		agg->order = kp_xrealloc(agg->order,
+					 agg->ocap * sizeof(*agg->order));
+	}
+	for (i = 0; i < n + 2; i++) {
+		if (i < n) {
+			st = &src->order[i]->st;
+			h[i % 3] = kp_hash(st->frames, st->n * sizeof(*st->frames));
+			hint_slot(agg, h[i % 3]);
+		}
+		if (i >= 1 && i - 1 < n)
+			hint_entry(agg, h[(i - 1) % 3]);
+		if (i >= 2) {
+			st = &src->order[i - 2]->st;
+			add_hashed(agg, st->frames, st->n, st->count,
+				   h[(i - 2) % 3]);
+		}
 	}
 }
 
@@ -210,30 +261,6 @@ struct behind {
 	size_t n, cap;
 	uint64_t count, h;
 };
-
-/* Fetch the index slot of a stack of hash h. */
-static void
-hint_slot(const struct kp_agg *agg, uint64_t h)
-{
-	if (agg->index.tab)
-		__builtin_prefetch(&agg->index.tab[h & (agg->index.cap - 1)]);
-}
-
-/* Fetch the entry the index holds under hash h, if any (hint_slot's). */
-static void
-hint_entry(const struct kp_agg *agg, uint64_t h)
-{
-	size_t mask = agg->index.cap - 1, j;
-
-	if (!agg->index.tab)
-		return;
-	for (j = h & mask; agg->index.tab[j].p; j = (j + 1) & mask)
-		if (agg->index.tab[j].hash == h) {
-			__builtin_prefetch(agg->index.tab[j].p);
-			__builtin_prefetch((char *)agg->index.tab[j].p + 64);
-			return;
-		}
-}
 
 /*
  * The records of rd into agg, each added two records after it is read:
