@@ -12,6 +12,7 @@ T=$KP_TOP/tests/kp-callgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$KP_TOP/tests/pipe.inc"
 
 # "name<TAB>samples" per function and "total N" from callgrind_annotate
 annotate() { # file yes|no
@@ -78,8 +79,7 @@ if [ -w /dev/full ]; then
 fi
 awk 'BEGIN { for (i = 0; i < 3000; i++)
 	printf "!\n : leaf%d [kernel]\n : mid%d [kernel]\n : main\n\t%d\n", i, i % 7, i + 1 }' > "$tmp/big.kp"
-kp-callgrind "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
-st=${PIPESTATUS[0]}
+closed_pipe kp-callgrind "$tmp/big.kp" 2> /dev/null; st=$?
 [ $st -eq 141 ] || fail "closed pipe: exit $st (want SIGPIPE, 141)"
 # a file that cannot be written whole (a size limit: EFBIG) is an
 # error, exit 2, and is removed rather than left truncated

@@ -17,6 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp PPROF_TMPDIR=$tmp # pprof may write ~/pprof
 fail() { echo "FAIL: $*"; exit 1; }
+. "$KP_TOP/tests/pipe.inc"
 pp() { "${PPROF[@]}" -symbolize=none "$@" 2> "$tmp/pp.err" || { cat "$tmp/pp.err"; fail "pprof $*"; }; }
 
 # "name<TAB>flat<TAB>cum" per function and "total N", from pprof -top
@@ -149,8 +150,7 @@ kp-pprof -o "$tmp/no/such/dir/p.pb.gz" "$T/inline-labels.kp" 2> /dev/null; st=$?
 [ $st -eq 2 ] || fail "-o bad dir: exit $st"
 awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++)
 	printf "!\n 0x%x : f%d [kernel]\n 0x%x : g%d [kernel]\n\t%d\n", i * 16 + 4096, i, i * 64 + 1048576, int(rand() * 1e6), i + 1 }' > "$tmp/big.kp"
-kp-pprof "$tmp/big.kp" 2> /dev/null | head -c 10 > /dev/null
-st=${PIPESTATUS[0]}
+closed_pipe kp-pprof "$tmp/big.kp" 2> /dev/null; st=$?
 [ $st -eq 141 ] || fail "closed pipe: exit $st (want SIGPIPE, 141)"
 
 # pprof -http: its web UI (top table and flame graph) shows the functions

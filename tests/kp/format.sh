@@ -5,6 +5,7 @@ fail=0
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAILED: $1"; fail=1; fi; }
+. "$KP_TOP/tests/pipe.inc"
 
 # canonical output is a fixed point: write(read(x)) == x for canonical x
 # (an input that is fatal, exit 2, writes nothing: there is no output to
@@ -40,9 +41,9 @@ check "kp-fold > /dev/full: exit 2" '[ $st -eq 2 ]'
 check "kp-fold > /dev/full: message" 'grep -q "^kp-fold: write error on <stdout>: No space left on device$" "$t/err"'
 stap2kp "$t/many" > /dev/full 2> "$t/err"; st=$?
 check "stap2kp > /dev/full: exit 2 and message" '[ $st -eq 2 ] && grep -q "write error" "$t/err"'
-kp-fold "$t/many" 2> "$t/err" | head -1 > /dev/null; st=${PIPESTATUS[0]}
-check "kp-fold | head -1: killed by SIGPIPE (141), nothing on stderr" '[ $st -eq 141 ] && [ ! -s "$t/err" ]'
-(trap '' PIPE; kp-fold "$t/many" 2> "$t/err" | head -1 > /dev/null; exit ${PIPESTATUS[0]}); st=$?
+closed_pipe kp-fold "$t/many" 2> "$t/err"; st=$?
+check "kp-fold into a closed pipe (as after | head -1): killed by SIGPIPE (141), nothing on stderr" '[ $st -eq 141 ] && [ ! -s "$t/err" ]'
+(trap '' PIPE; closed_pipe kp-fold "$t/many" 2> "$t/err"); st=$?
 check "SIGPIPE ignored by the parent: kp restores it and still ends quietly" '[ $st -eq 141 ] && [ ! -s "$t/err" ]'
 
 # opening, usage and help
