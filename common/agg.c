@@ -159,16 +159,13 @@ hint_entry(const struct kp_agg *agg, uint64_t h)
  * of perf2kp's 140 there, this way 6.3-7.
  */
 void
-kp_agg_add_agg(struct kp_agg *agg, struct kp_input *in,
-	       const struct kp_agg *src)
+kp_agg_add_agg(struct kp_agg *agg, const struct kp_agg *src)
 {
 	const struct kp_stack *st;
 	uint64_t h[3];
 	size_t i, n = src->len;
 
-	(void)in;
-	while ((agg->index.n + n + 1) * 4 > agg->index.cap * 3)
-		kp_slots_grow(&agg->index, 1024);
+	kp_slots_reserve_n(&agg->index, n, 1024);
 	if (agg->len + n > agg->ocap) {
 		agg->ocap = agg->len + n;
 		agg->order = kp_xrealloc(agg->order,

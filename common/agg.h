@@ -36,8 +36,7 @@ void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 			uint64_t count);
 /* Every stack of src added to agg, in src's order (a converter's second
  * thread's stacks after its first's). */
-void kp_agg_add_agg(struct kp_agg *agg, struct kp_input *in,
-		    const struct kp_agg *src);
+void kp_agg_add_agg(struct kp_agg *agg, const struct kp_agg *src);
 /*
  * kp_agg_add_or_skip, returning the stack's entry (NULL if skipped): a
  * handle that stays valid, so that a caller which knows the same stack

@@ -1588,7 +1588,7 @@ merge_half(struct perf *pf, struct half *hf)
 		if (!ev->agg || !e2->agg)
 			continue;
 		over |= !kp_agg_total_ok(e2->agg);
-		kp_agg_add_agg(ev->agg, pf->in, e2->agg);
+		kp_agg_add_agg(ev->agg, e2->agg);
 	}
 	kp_perf_events_free(&hf->evs);
 	kp_agg_free(hf->agg);

@@ -916,7 +916,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 			keep->name, c->event ? "" : "; --event to choose");
 	free(list);
 	if (keep && (size_t)ik < c->naggs && c->aggs[ik] != agg)
-		kp_agg_add_agg(agg, c->in, c->aggs[ik]);
+		kp_agg_add_agg(agg, c->aggs[ik]);
 	if (keep) {
 		kp_perf_kept(c->evs, keep->name, keep->nsamples, agg);
 		kp_meta_set("samples", "%llu",
@@ -1449,7 +1449,7 @@ join(struct pdc *c, struct half *h, int *st)
 	drop_caches(c, false);
 	for (i = 0; i < c2->naggs; i++)
 		if (kp_agg_len(c2->aggs[i]))
-			kp_agg_add_agg(agg_of(c, i), c->in, c2->aggs[i]);
+			kp_agg_add_agg(agg_of(c, i), c2->aggs[i]);
 	if (!c->not_unwound)
 		c->not_unwound_why = c2->not_unwound_why;
 	c->not_unwound += c2->not_unwound;

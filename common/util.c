@@ -424,13 +424,14 @@ kp_grow_for(void *a, size_t *cap, size_t elem, size_t i)
 
 /* ---- open-addressing slots ---- */
 
-void
-kp_slots_grow(struct kp_slots *t, size_t first)
+/* t's entries into a table of cap slots. */
+static void
+rehash(struct kp_slots *t, size_t cap)
 {
 	struct kp_slots old = *t;
 	size_t j;
 
-	t->cap = old.cap ? old.cap * 2 : first;
+	t->cap = cap;
 	/* written, not calloc'd: the probes below would read a fresh
 	 * mapping's zero page first and fault each page twice */
 	t->tab = kp_xmalloc(t->cap * sizeof(*t->tab));
@@ -440,6 +441,23 @@ kp_slots_grow(struct kp_slots *t, size_t first)
 		if (old.tab[j].p)
 			kp_slots_put(t, old.tab[j].hash, old.tab[j].p);
 	free(old.tab);
+}
+
+void
+kp_slots_grow(struct kp_slots *t, size_t first)
+{
+	rehash(t, t->cap ? t->cap * 2 : first);
+}
+
+void
+kp_slots_reserve_n(struct kp_slots *t, size_t more, size_t first)
+{
+	size_t cap = t->cap ? t->cap : first;
+
+	while ((t->n + more) * 4 > cap * 3)
+		cap *= 2;
+	if (cap != t->cap)
+		rehash(t, cap);
 }
 
 void

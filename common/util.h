@@ -91,6 +91,9 @@ kp_slots_reserve(struct kp_slots *t, size_t first)
 	if ((t->n + 1) * 4 > t->cap * 3)
 		kp_slots_grow(t, first);
 }
+/* Room for `more` entries at once: the table grown (rehashed) once, to
+ * the size the doublings of kp_slots_reserve would reach. */
+void kp_slots_reserve_n(struct kp_slots *t, size_t more, size_t first);
 /* Add p, of hash h, to t (after kp_slots_reserve: there is room). */
 static inline void
 kp_slots_put(struct kp_slots *t, uint64_t h, void *p)

@@ -452,6 +452,89 @@ test_agg_entry(void)
 	kp_agg_free(agg);
 }
 
+/* kp_slots_reserve_n: grown once, to the smallest doubling that holds
+ * them all, the entries before kept; no growth while they are put */
+static void
+test_slots_reserve_n(void)
+{
+	struct kp_slots t = { 0 };
+	static int vals[3100];
+	size_t i, j, cap, mask, found = 0;
+
+	kp_slots_reserve_n(&t, 0, 16);
+	CHECK(t.cap == 16 && t.n == 0);
+	for (i = 0; i < 100; i++) {
+		kp_slots_reserve(&t, 16);
+		kp_slots_put(&t, kp_hash(&i, sizeof(i)), &vals[i]);
+	}
+	cap = t.cap;
+	kp_slots_reserve_n(&t, 0, 16);
+	CHECK(t.cap == cap); /* room for none more: as it was */
+	kp_slots_reserve_n(&t, 3000, 16);
+	CHECK((t.cap & (t.cap - 1)) == 0 && t.n == 100);
+	CHECK((t.n + 3000) * 4 <= t.cap * 3);
+	CHECK((t.n + 3000) * 4 > t.cap / 2 * 3); /* half would not hold them */
+	cap = t.cap;
+	for (i = 100; i < 3100; i++) {
+		kp_slots_reserve(&t, 16);
+		kp_slots_put(&t, kp_hash(&i, sizeof(i)), &vals[i]);
+	}
+	CHECK(t.cap == cap && t.n == 3100);
+	mask = t.cap - 1;
+	for (i = 0; i < 3100; i++) {
+		uint64_t h = kp_hash(&i, sizeof(i));
+
+		for (j = h & mask; t.tab[j].p; j = (j + 1) & mask)
+			if (t.tab[j].p == &vals[i] && t.tab[j].hash == h) {
+				found++;
+				break;
+			}
+	}
+	CHECK(found == 3100);
+	kp_slots_free(&t);
+}
+
+/* kp_agg_add_agg: src's stacks after agg's, in src's order; a stack in
+ * both summed where agg first had it; an overflowing sum marks the total */
+static void
+test_agg_add_agg(void)
+{
+	struct kp_agg *a = kp_agg_new(), *b = kp_agg_new();
+	const struct kp_frame *f[4000][1];
+	size_t i;
+
+	for (i = 0; i < 4000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "merge%zu", i);
+		f[i][0] = kp_frame_make(0, 0, name, NULL);
+	}
+	/* a: 0..1999 counted 1; b: 3999..1000 counted 2 */
+	for (i = 0; i < 2000; i++)
+		CHECK(kp_agg_add(a, f[i], 1, 1) == 0);
+	for (i = 4000; i-- > 1000;)
+		CHECK(kp_agg_add(b, f[i], 1, 2) == 0);
+	kp_agg_add_agg(a, b);
+	CHECK(kp_agg_len(a) == 4000);
+	for (i = 0; i < 2000; i++)
+		CHECK(kp_agg_get(a, i)->frames[0] == f[i][0] &&
+		      kp_agg_get(a, i)->count == (i >= 1000 ? 3u : 1u));
+	/* then b's new ones, in b's order: 3999 down to 2000 */
+	for (i = 2000; i < 4000; i++)
+		CHECK(kp_agg_get(a, i)->frames[0] == f[5999 - i][0] &&
+		      kp_agg_get(a, i)->count == 2);
+	CHECK(kp_agg_total(a) == 2000 + 3000 * 2 && kp_agg_total_ok(a));
+	kp_agg_free(b);
+	b = kp_agg_new();
+	kp_agg_add_agg(a, b); /* nothing */
+	CHECK(kp_agg_len(a) == 4000);
+	CHECK(kp_agg_add(b, f[0], 1, UINT64_MAX - 1) == 0);
+	kp_agg_add_agg(a, b);
+	CHECK(!kp_agg_total_ok(a));
+	kp_agg_free(a);
+	kp_agg_free(b);
+}
+
 /* kp_slots: every entry stays findable across growth */
 static void
 test_slots(void)
@@ -573,6 +656,8 @@ main(void)
 	test_quoted_round_trip();
 	test_agg_entry();
 	test_slots();
+	test_slots_reserve_n();
+	test_agg_add_agg();
 	test_pool();
 	test_input_buffered();
 	return CHECK_DONE();
