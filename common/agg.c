@@ -27,7 +27,16 @@ struct kp_agg {
 	size_t len, ocap;
 	uint64_t total;
 	bool total_ok;
+	/* kp_agg_adopt's agg, its stacks not yet added (see there) */
+	struct kp_agg *pend;
+	/* adopted aggs whose entries kp_agg_each put in the order: kept
+	 * until this one is freed (a list, through their own kept) */
+	struct kp_agg *kept;
+	bool stale; /* the index lacks those entries */
 };
+
+static void settle(struct kp_agg *agg);
+static void add_agg(struct kp_agg *agg, const struct kp_agg *src);
 
 struct kp_agg *
 kp_agg_new(void)
@@ -109,6 +118,7 @@ int
 kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 	   size_t n, uint64_t count)
 {
+	settle(agg);
 	return add(agg, frames, n, count) ? 0 : -1;
 }
 
@@ -123,6 +133,7 @@ kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 		   uint64_t count)
 {
 	(void)in;
+	settle(agg);
 	add(agg, frames, n, count);
 }
 
@@ -161,6 +172,14 @@ hint_entry(const struct kp_agg *agg, uint64_t h)
 void
 kp_agg_add_agg(struct kp_agg *agg, const struct kp_agg *src)
 {
+	settle(agg);
+	settle((struct kp_agg *)src); /* its stacks made whole first */
+	add_agg(agg, src);
+}
+
+static void
+add_agg(struct kp_agg *agg, const struct kp_agg *src)
+{
 	const struct kp_stack *st;
 	uint64_t h[3];
 	size_t i, n = src->len;
@@ -192,9 +211,11 @@ kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
 		 const struct kp_frame *const *frames, size_t n,
 		 uint64_t count)
 {
-	struct agg_ent *e = add(agg, frames, n, count);
+	struct agg_ent *e;
 
 	(void)in;
+	settle(agg);
+	e = add(agg, frames, n, count);
 	return e ? &e->st : NULL;
 }
 
@@ -220,22 +241,33 @@ kp_agg_check_total(const struct kp_agg *agg, const char *name)
 		       strcmp(name, "-") ? name : "<stdin>");
 }
 
+/* An adopted agg's stacks added (the len and order asked for). */
+static void
+settle_pend(const struct kp_agg *agg)
+{
+	if (agg->pend)
+		settle((struct kp_agg *)agg);
+}
+
 size_t
 kp_agg_len(const struct kp_agg *agg)
 {
+	settle_pend(agg);
 	return agg->len;
 }
 
 const struct kp_stack *
 kp_agg_get(const struct kp_agg *agg, size_t i)
 {
+	settle_pend(agg);
 	return &agg->order[i]->st;
 }
 
 uint64_t
 kp_agg_total(const struct kp_agg *agg)
 {
-	return agg->total;
+	/* kp_agg_adopt made sure that this does not overflow */
+	return agg->total + (agg->pend ? agg->pend->total : 0);
 }
 
 bool
@@ -247,6 +279,7 @@ kp_agg_total_ok(const struct kp_agg *agg)
 void
 kp_agg_sort(struct kp_agg *agg, int (*cmp)(const void *, const void *))
 {
+	settle(agg);
 	/* struct kp_stack is the first member, so the pointers convert */
 	if (agg->len > 1)
 		qsort(agg->order, agg->len, sizeof(*agg->order), cmp);
@@ -275,6 +308,7 @@ read_into(struct kp_agg *agg, struct kp_reader *rd)
 	size_t i = 0, j;
 
 	memset(q, 0, sizeof(q));
+	settle(agg);
 	for (; (st = kp_reader_next(rd)) != NULL; i++) {
 		b = &q[i % 3];
 		if (b->cap < st->n) {
@@ -363,8 +397,149 @@ kp_agg_free(struct kp_agg *agg)
 {
 	if (!agg)
 		return;
+	kp_agg_free(agg->pend);
+	kp_agg_free(agg->kept);
 	kp_slots_free(&agg->index);
 	kp_pool_free(&agg->pool);
 	free(agg->order);
 	free(agg);
+}
+
+/* ---- adopted aggs: the two halves of a converter, joined as written ----
+ *
+ * kp_agg_add_agg copies src's stacks into agg: each of src's stacks is
+ * looked up in agg's index, and added to agg's pool, index and order if
+ * new.  A converter's two halves are joined so just before they are
+ * written, and while that is done the filter the output goes to (kp-
+ * inclusive) waits, and both copies are in memory.  An adopted agg is
+ * joined as it is written instead (kp_agg_each): each of agg's stacks
+ * is looked up in src's index, its count added, and src's stacks that
+ * were not found follow, src's own entries put in agg's order, not
+ * copied.  Every other use of agg joins them first as kp_agg_add_agg
+ * does (settle).
+ */
+
+#define TAKEN ((size_t)1 << (sizeof(size_t) * 8 - 1)) /* in an st.n */
+
+/* The index of agg's order rebuilt (kp_agg_each left it stale). */
+static void
+reindex(struct kp_agg *agg)
+{
+	const struct kp_stack *st;
+	size_t i;
+
+	kp_slots_free(&agg->index);
+	kp_slots_reserve_n(&agg->index, agg->len, 1024);
+	for (i = 0; i < agg->len; i++) {
+		st = &agg->order[i]->st;
+		kp_slots_put(&agg->index, kp_hash(st->frames,
+						  st->n * sizeof(*st->frames)),
+			     agg->order[i]);
+	}
+	agg->stale = false;
+}
+
+static void
+settle(struct kp_agg *agg)
+{
+	struct kp_agg *src = agg->pend;
+
+	if (agg->stale)
+		reindex(agg);
+	if (src) {
+		agg->pend = NULL;
+		add_agg(agg, src);
+		kp_agg_free(src);
+	}
+}
+
+void
+kp_agg_adopt(struct kp_agg *agg, struct kp_agg *src)
+{
+	settle(agg);
+	settle(src);
+	/* a total past 2^64 is added stack by stack, where it overflows */
+	if (src->len == 0 || !agg->total_ok || !src->total_ok ||
+	    agg->total > UINT64_MAX - src->total) {
+		add_agg(agg, src);
+		kp_agg_free(src);
+		return;
+	}
+	agg->pend = src;
+}
+
+/* src's entry of the stack of hash h, or NULL. */
+static struct agg_ent *
+find(const struct kp_agg *src, const struct kp_stack *st, uint64_t h)
+{
+	size_t mask = src->index.cap - 1, j;
+	struct agg_ent *e;
+
+	for (j = h & mask; (e = src->index.tab[j].p) != NULL;
+	     j = (j + 1) & mask)
+		if (src->index.tab[j].hash == h && e->st.n == st->n &&
+		    memcmp(e->st.frames, st->frames,
+			   st->n * sizeof(*st->frames)) == 0)
+			return e;
+	return NULL;
+}
+
+void
+kp_agg_each(struct kp_agg *agg,
+	    void (*fn)(void *arg, const struct kp_stack *st), void *arg)
+{
+	struct kp_agg *src = agg->pend;
+	struct agg_ent *e, *s;
+	uint64_t h[3];
+	size_t i, n = agg->len;
+
+	if (!src) {
+		for (i = 0; i < n; i++)
+			fn(arg, &agg->order[i]->st);
+		return;
+	}
+	agg->pend = NULL;
+	/* agg's stacks, each looked up two after its hash is taken and its
+	 * slot fetched, one after its entry is (as add_agg adds them) */
+	for (i = 0; i < n + 2; i++) {
+		if (i < n) {
+			e = agg->order[i];
+			h[i % 3] = kp_hash(e->st.frames,
+					   e->st.n * sizeof(*e->st.frames));
+			hint_slot(src, h[i % 3]);
+		}
+		if (i >= 1 && i - 1 < n)
+			hint_entry(src, h[(i - 1) % 3]);
+		if (i >= 2) {
+			e = agg->order[i - 2];
+			s = find(src, &e->st, h[(i - 2) % 3]);
+			if (s) {
+				e->st.count += s->st.count;
+				s->st.n |= TAKEN;
+			}
+			fn(arg, &e->st);
+		}
+	}
+	/* then src's that agg did not have, in src's order */
+	if (agg->len + src->len > agg->ocap) {
+		agg->ocap = agg->len + src->len;
+		agg->order = kp_xrealloc(agg->order,
+					 agg->ocap * sizeof(*agg->order));
+	}
+	for (i = 0; i < src->len; i++) {
+		s = src->order[i];
+		if (s->st.n & TAKEN)
+			continue;
+		agg->order[agg->len++] = s;
+		fn(arg, &s->st);
+	}
+	agg->total += src->total;
+	/* src's entries are agg's now: its pool is kept, the rest freed */
+	kp_slots_free(&src->index);
+	free(src->order);
+	src->order = NULL;
+	src->len = src->ocap = 0;
+	src->kept = agg->kept;
+	agg->kept = src;
+	agg->stale = true;
 }

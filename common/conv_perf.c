@@ -1588,7 +1588,11 @@ merge_half(struct perf *pf, struct half *hf)
 		if (!ev->agg || !e2->agg)
 			continue;
 		over |= !kp_agg_total_ok(e2->agg);
-		kp_agg_add_agg(ev->agg, e2->agg);
+		/* joined as it is written, owned by the first's */
+		kp_agg_adopt(ev->agg, e2->agg);
+		if (hf->agg == e2->agg)
+			hf->agg = NULL;
+		e2->agg = NULL;
 	}
 	kp_perf_events_free(&hf->evs);
 	kp_agg_free(hf->agg);

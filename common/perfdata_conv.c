@@ -1447,9 +1447,15 @@ join(struct pdc *c, struct half *h, int *st)
 			kp_warn("out of memory");
 	}
 	drop_caches(c, false);
+	/* joined as they are written (kp_agg_adopt), the second's owned
+	 * by the first's */
 	for (i = 0; i < c2->naggs; i++)
-		if (kp_agg_len(c2->aggs[i]))
-			kp_agg_add_agg(agg_of(c, i), c2->aggs[i]);
+		if (kp_agg_len(c2->aggs[i])) {
+			kp_agg_adopt(agg_of(c, i), c2->aggs[i]);
+			if (c2->direct == c2->aggs[i])
+				c2->direct = NULL;
+			c2->aggs[i] = NULL;
+		}
 	if (!c->not_unwound)
 		c->not_unwound_why = c2->not_unwound_why;
 	c->not_unwound += c2->not_unwound;

@@ -216,13 +216,17 @@ kp_write_end(FILE *out)
 	fputs("!\n", out);
 }
 
-void
-kp_write_agg(FILE *out, const struct kp_agg *agg)
+static void
+write_one(void *out, const struct kp_stack *st)
 {
-	size_t i, n = kp_agg_len(agg);
+	kp_write_stack(out, st);
+}
 
+void
+kp_write_agg(FILE *out, struct kp_agg *agg)
+{
 	kp_write_meta(out);
-	for (i = 0; i < n; i++)
-		kp_write_stack(out, kp_agg_get(agg, i));
+	/* an adopted agg joined as it is written (kp_agg_adopt) */
+	kp_agg_each(agg, write_one, out);
 	kp_write_end(out);
 }

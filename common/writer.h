@@ -25,6 +25,6 @@ void kp_write_stack(FILE *out, const struct kp_stack *st);
 /* The final "!" that marks a complete stream. */
 void kp_write_end(FILE *out);
 /* Metadata, every stack of agg in its order, and the final "!". */
-void kp_write_agg(FILE *out, const struct kp_agg *agg);
+void kp_write_agg(FILE *out, struct kp_agg *agg);
 
 #endif /* KP_WRITER_H */
