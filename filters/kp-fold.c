@@ -382,9 +382,13 @@ main(int argc, char **argv)
 			fwrite(lines[i].text, 1, lines[i].len, stdout);
 			printf(" %" PRIu64 "\n", lines[i].count);
 		}
+	/* the output closed first: the next filter reads its end while
+	 * the memory is given back */
+	if (status != KP_EXIT_FATAL)
+		status = kp_finish();
 	free(lines);
 	free(buf);
 	free(nb);
 	kp_agg_free(agg);
-	return status == KP_EXIT_FATAL ? status : kp_finish();
+	return status;
 }

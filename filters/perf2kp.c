@@ -135,7 +135,7 @@ main(int argc, char **argv)
 	struct run run = { &pdo, &evs };
 	struct kp_agg *agg;
 	const char *env;
-	int ch;
+	int ch, status;
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
@@ -229,7 +229,10 @@ main(int argc, char **argv)
 	kp_meta_set("weight", "%s", pdo.offcpu ? "off-cpu-ns"
 				    : o.period ? "period" : "samples");
 	kp_write_agg(stdout, agg);
+	/* the output closed first: the next filter reads its end while
+	 * the memory is given back */
+	status = kp_finish();
 	kp_agg_free(agg);
 	kp_perf_events_free(&evs);
-	return kp_finish();
+	return status;
 }
