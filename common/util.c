@@ -192,6 +192,17 @@ kp_parse_u64(const char *s, size_t len, int base, uint64_t *out)
 		i = 2;
 	if (i == len)
 		return -1;
+	/* digits that cannot overflow (16 hex, 19 decimal): no check each */
+	if (len - i <= (base == 16 ? 16u : 19u)) {
+		for (; i < len; i++) {
+			d = kp_digit_value[(unsigned char)s[i]];
+			if (d < 0 || d >= base)
+				return -1;
+			v = v * (uint64_t)base + (uint64_t)d;
+		}
+		*out = v;
+		return 0;
+	}
 	for (; i < len; i++) {
 		d = kp_digit_value[(unsigned char)s[i]];
 		if (d < 0 || d >= base)

@@ -34,6 +34,11 @@ test_parse_u64(void)
 	CHECK(kp_parse_u64("18446744073709551619", 20, 10, &v) < 0);
 	CHECK(kp_parse_u64("18446744073709551620", 20, 10, &v) < 0);
 	CHECK(kp_parse_u64("99999999999999999999", 20, 10, &v) < 0);
+	/* the longest that cannot overflow, parsed without a check a digit */
+	CHECK(kp_parse_u64("9999999999999999999", 19, 10, &v) == 0 &&
+	      v == 9999999999999999999ull);
+	CHECK(kp_parse_u64("0xfffffffffffffff", 17, 16, &v) == 0 &&
+	      v == 0xfffffffffffffffull);
 	CHECK(kp_parse_u64("00000000000000000000018446744073709551615", 41,
 			   10, &v) == 0 && v == UINT64_MAX);
 	/* base 16: seventeen digits overflow unless the first is 0 */
