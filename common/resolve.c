@@ -315,15 +315,17 @@ ptr_hash(const void *p)
 	return ((uint64_t)(uintptr_t)p) * 0x9e3779b97f4a7c15ULL;
 }
 
-/* The symbols and segments of d from elf, the file at name (flags:
- * KP_SYMTAB_DEBUGFILE; debug its debug file or NULL); false (and *why)
- * if it has no symbols. */
+/* The symbols and segments of d from elf, the file at name open on fd
+ * (flags: KP_SYMTAB_DEBUGFILE; debug its debug file, open on debug_fd,
+ * or NULL); false (and *why) if it has no symbols. */
 static bool
-dso_read(struct dso *d, struct Elf *elf, const char *name, unsigned flags,
-	 struct Elf *debug, char *why, size_t whylen)
+dso_read(struct dso *d, struct Elf *elf, int fd, const char *name,
+	 unsigned flags, struct Elf *debug, int debug_fd, char *why,
+	 size_t whylen)
 {
 	d->st = kp_symtab_new();
-	if (kp_symtab_load_elf_of(d->st, elf, name, flags, debug) < 0) {
+	if (kp_symtab_load_elf_of(d->st, elf, fd, name, flags, debug,
+				  debug_fd) < 0) {
 		snprintf(why, whylen, "%s", kp_symtab_error(d->st));
 		kp_symtab_free(d->st);
 		d->st = NULL;
@@ -366,7 +368,7 @@ dso_load(const char *path, bool fatal)
 	d->path = kp_intern_str(path);
 	elf = elf_at(path, &fd, NULL, why, sizeof(why));
 	if (elf) {
-		dso_read(d, elf, path, KP_SYMTAB_DEBUGFILE, NULL, why,
+		dso_read(d, elf, fd, path, KP_SYMTAB_DEBUGFILE, NULL, -1, why,
 			 sizeof(why));
 		kp_elf_end(elf);
 		close(fd);
@@ -442,7 +444,8 @@ dso_cached(struct dso *d, const char *name)
 			dbg = NULL;
 		}
 	}
-	if (!dso_read(d, elf, where, 0, dbg, why, sizeof(why)))
+	if (!dso_read(d, elf, fd, where, 0, dbg, dbg ? dfd : -1, why,
+		      sizeof(why)))
 		kp_warn("%s; its frames stay addresses", why);
 	ok = true;
 	d->file = where;
@@ -477,8 +480,8 @@ dso_load_want(struct dso *d)
 
 	elf = elf_at(d->path, &fd, &id, why, sizeof(why));
 	if (elf && (!id || strcmp(id, d->want) == 0)) {
-		if (!dso_read(d, elf, d->path, KP_SYMTAB_DEBUGFILE, NULL, why,
-			      sizeof(why)))
+		if (!dso_read(d, elf, fd, d->path, KP_SYMTAB_DEBUGFILE, NULL,
+			      -1, why, sizeof(why)))
 			kp_warn("%s; its frames stay addresses", why);
 	} else if (!dso_cached(d, "elf")) {
 		if (elf)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kp.h"
@@ -55,6 +56,7 @@ void
 kp_symtab_free(struct kp_symtab *st)
 {
 	struct arena_block *b, *next;
+	size_t i;
 
 	if (!st)
 		return;
@@ -62,6 +64,9 @@ kp_symtab_free(struct kp_symtab *st)
 		next = b->next;
 		free(b);
 	}
+	for (i = 0; i < st->nmaps; i++)
+		munmap(st->maps[i].p, st->maps[i].len);
+	free(st->maps);
 	free(st->ents);
 	free(st->best);
 	free(st->bucket);
@@ -103,9 +108,9 @@ module_intern(struct kp_symtab *st, const char *mod, size_t len)
 	return st->last_mod;
 }
 
-static void
-add_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
-	const char *name, size_t namelen, const char *mod, size_t modlen)
+/* A new entry, its name and module unset. */
+static struct kp_symtab_ent *
+new_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type)
 {
 	struct kp_symtab_ent *e;
 
@@ -116,12 +121,31 @@ add_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
 	e = &st->ents[st->n];
 	e->addr = addr;
 	e->size = size;
-	e->name = arena_dup(st, name, namelen);
-	e->module = module_intern(st, mod, modlen);
-	e->seq = st->n;
+	e->seq = (uint32_t)st->n;
 	e->type = type;
 	st->n++;
 	st->sorted = false;
+	return e;
+}
+
+static void
+add_ent(struct kp_symtab *st, uint64_t addr, uint64_t size, char type,
+	const char *name, size_t namelen, const char *mod, size_t modlen)
+{
+	struct kp_symtab_ent *e = new_ent(st, addr, size, type);
+
+	e->name = arena_dup(st, name, namelen);
+	e->module = module_intern(st, mod, modlen);
+}
+
+void
+kp_symtab_add_kept(struct kp_symtab *st, uint64_t addr, uint64_t size,
+		   char type, const char *name)
+{
+	struct kp_symtab_ent *e = new_ent(st, addr, size, type);
+
+	e->name = name;
+	e->module = NULL;
 }
 
 void

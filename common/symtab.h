@@ -159,13 +159,17 @@ struct Elf *kp_elf_of(int fd);
 void kp_elf_end(struct Elf *elf);
 
 /*
- * kp_symtab_load_elf of an ELF file already open, path naming it (in
- * messages, and where KP_SYMTAB_DEBUGFILE looks for its debug file).
- * debug, if not NULL, is its debug file, open: read when the file has no
- * .symtab instead of looking for one.
+ * kp_symtab_load_elf of an ELF file already open, on descriptor fd (or
+ * -1), path naming it (in messages, and where KP_SYMTAB_DEBUGFILE looks
+ * for its debug file).  debug, if not NULL, is its debug file, open (on
+ * debug_fd, or -1): read when the file has no .symtab instead of looking
+ * for one.  With a descriptor, the names stay in the file's string table,
+ * mapped until kp_symtab_free (the descriptor may be closed after this
+ * call); without one they are copied.
  */
-int kp_symtab_load_elf_of(struct kp_symtab *st, struct Elf *elf,
-			  const char *path, unsigned flags, struct Elf *debug);
+int kp_symtab_load_elf_of(struct kp_symtab *st, struct Elf *elf, int fd,
+			  const char *path, unsigned flags, struct Elf *debug,
+			  int debug_fd);
 
 /*
  * perf's build-id cache.  perf record keeps a copy of each file it

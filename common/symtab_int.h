@@ -40,6 +40,13 @@ struct kp_symtab {
 	unsigned bucket_shift;
 	bool sorted;
 	struct arena_block *arena;
+	/* string tables mapped from files, their names not copied
+	 * (symtab_elf.c, map_strings): unmapped with the table */
+	struct kp_symtab_map {
+		void *p;
+		size_t len;
+	} *maps;
+	size_t nmaps;
 	const char *last_mod;
 	char err[512];
 };
@@ -49,5 +56,9 @@ void kp_symtab_seterr(struct kp_symtab *st, const char *fmt, ...)
 /* kp_symtab_add of name[0..len), no module. */
 void kp_symtab_add_n(struct kp_symtab *st, uint64_t addr, uint64_t size,
 		     char type, const char *name, size_t len);
+/* kp_symtab_add of a name that lives as long as st (a mapped string
+ * table's, kept in st->maps): not copied. */
+void kp_symtab_add_kept(struct kp_symtab *st, uint64_t addr, uint64_t size,
+			char type, const char *name);
 
 #endif /* KP_SYMTAB_INT_H */

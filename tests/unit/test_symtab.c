@@ -1,4 +1,5 @@
 /* test_symtab.c - unit tests of common/symtab.c: kallsyms, System.map, lookups */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,61 @@ test_large(void)
 	kp_symtab_free(st);
 }
 
+/*
+ * An ELF file's symbols read with its descriptor keep their names in its
+ * mapped string table (not copied one by one): the same names, at the
+ * same addresses, as read without one (copied), and readable after the
+ * file is closed, until the table is freed.
+ */
+static void
+test_elf_kept(void)
+{
+	char path[4096], *slash;
+	struct kp_symtab *a = kp_symtab_new(), *b = kp_symtab_new();
+	struct kp_sym s1, s2;
+	struct Elf *elf;
+	const char *lo, *hi;
+	size_t i;
+	int fd;
+
+	/* a program with a .symtab, kept with the fuzz inputs */
+	snprintf(path, sizeof(path), "%s", __FILE__);
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path,
+		 sizeof(path) - (size_t)(slash ? slash + 1 - path : 0),
+		 "../fuzz/corpus/fuzz_elf/seed-prog");
+	if (access(path, R_OK) != 0) {
+		printf("test_elf_kept: skipped: no %s\n", path);
+		kp_symtab_free(a);
+		kp_symtab_free(b);
+		return;
+	}
+	CHECK(kp_symtab_load_elf(a, path, 0) == 0);
+	CHECK(a->nmaps == 1);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && (elf = kp_elf_of(fd)) != NULL);
+	CHECK(kp_symtab_load_elf_of(b, elf, -1, path, 0, NULL, -1) == 0);
+	kp_elf_end(elf);
+	close(fd);
+	CHECK(b->nmaps == 0);
+	CHECK(a->n == b->n && a->n > 10);
+	lo = a->maps[0].p;
+	hi = lo + a->maps[0].len;
+	for (i = 0; i < a->n && i < b->n; i++) {
+		CHECK(a->ents[i].addr == b->ents[i].addr &&
+		      strcmp(a->ents[i].name, b->ents[i].name) == 0);
+		/* in the mapped table, but the PLT's (made: name@plt) */
+		if (!strstr(a->ents[i].name, "@plt"))
+			CHECK(a->ents[i].name >= lo && a->ents[i].name < hi);
+	}
+	CHECK(kp_symtab_find(a, "main", &s1) && kp_symtab_find(b, "main", &s2) &&
+	      s1.addr == s2.addr && s1.size == s2.size);
+	CHECK(kp_symtab_lookup(a, s1.addr + 1, 0, &s2) &&
+	      strcmp(s2.name, "main") == 0);
+	kp_symtab_free(a);
+	kp_symtab_free(b);
+}
+
 int
 main(void)
 {
@@ -265,5 +321,6 @@ main(void)
 	test_bad();
 	test_add();
 	test_large();
+	test_elf_kept();
 	return CHECK_DONE();
 }
