@@ -59,6 +59,30 @@ add_total(struct kp_agg *agg, uint64_t count)
 }
 
 /*
+ * agg's entry of the stack frames[0..n) of hash h (kp_hash of its
+ * frames), or NULL; *slot (if given) is then the empty slot that ended
+ * the probe, where it would go.
+ */
+static struct agg_ent *
+find(const struct kp_agg *agg, const struct kp_frame *const *frames,
+     size_t n, uint64_t h, size_t *slot)
+{
+	size_t mask = agg->index.cap - 1, j;
+	struct agg_ent *e;
+
+	if (!agg->index.cap)
+		return NULL;
+	for (j = h & mask; (e = agg->index.tab[j].p) != NULL;
+	     j = (j + 1) & mask)
+		if (agg->index.tab[j].hash == h && e->st.n == n &&
+		    memcmp(e->st.frames, frames, n * sizeof(*frames)) == 0)
+			return e;
+	if (slot)
+		*slot = j;
+	return NULL;
+}
+
+/*
  * The entry of the stack, of hash h (kp_hash of its frames), counted;
  * NULL if its count would overflow.
  */
@@ -66,17 +90,12 @@ static struct agg_ent *
 add_hashed(struct kp_agg *agg, const struct kp_frame *const *frames,
 	   size_t n, uint64_t count, uint64_t h)
 {
-	size_t keylen = n * sizeof(*frames), j, mask;
+	size_t keylen = n * sizeof(*frames), j = 0;
 	struct agg_ent *e;
 	const struct kp_frame **copy;
 
 	kp_slots_reserve(&agg->index, 1024);
-	mask = agg->index.cap - 1;
-	for (j = h & mask; (e = agg->index.tab[j].p) != NULL;
-	     j = (j + 1) & mask)
-		if (agg->index.tab[j].hash == h && e->st.n == n &&
-		    memcmp(e->st.frames, frames, keylen) == 0)
-			break;
+	e = find(agg, frames, n, h, &j);
 	if (e) {
 		if (e->st.count > UINT64_MAX - count) {
 			/* the total, a sum of this and more, overflows too */
@@ -469,22 +488,6 @@ kp_agg_adopt(struct kp_agg *agg, struct kp_agg *src)
 	agg->pend = src;
 }
 
-/* src's entry of the stack of hash h, or NULL. */
-static struct agg_ent *
-find(const struct kp_agg *src, const struct kp_stack *st, uint64_t h)
-{
-	size_t mask = src->index.cap - 1, j;
-	struct agg_ent *e;
-
-	for (j = h & mask; (e = src->index.tab[j].p) != NULL;
-	     j = (j + 1) & mask)
-		if (src->index.tab[j].hash == h && e->st.n == st->n &&
-		    memcmp(e->st.frames, st->frames,
-			   st->n * sizeof(*st->frames)) == 0)
-			return e;
-	return NULL;
-}
-
 void
 kp_agg_each(struct kp_agg *agg,
 	    void (*fn)(void *arg, const struct kp_stack *st), void *arg)
@@ -513,7 +516,8 @@ kp_agg_each(struct kp_agg *agg,
 			hint_entry(src, h[(i - 1) % 3]);
 		if (i >= 2) {
 			e = agg->order[i - 2];
-			s = find(src, &e->st, h[(i - 2) % 3]);
+			s = find(src, e->st.frames, e->st.n,
+				 h[(i - 2) % 3], NULL);
 			if (s) {
 				e->st.count += s->st.count;
 				s->st.n |= TAKEN;
