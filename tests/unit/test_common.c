@@ -457,6 +457,18 @@ test_agg_entry(void)
 	kp_agg_free(agg);
 }
 
+/* Whether t holds p under hash h, found by probing from its home. */
+static bool
+slots_hold(const struct kp_slots *t, uint64_t h, const void *p)
+{
+	size_t mask = t->cap - 1, j;
+
+	for (j = h & mask; t->tab[j].p; j = (j + 1) & mask)
+		if (t->tab[j].p == p && t->tab[j].hash == h)
+			return true;
+	return false;
+}
+
 /* kp_slots_reserve_n: grown once, to the smallest doubling that holds
  * them all, the entries before kept; no growth while they are put */
 static void
@@ -464,7 +476,7 @@ test_slots_reserve_n(void)
 {
 	struct kp_slots t = { 0 };
 	static int vals[3100];
-	size_t i, j, cap, mask, found = 0;
+	size_t i, cap, found = 0;
 
 	kp_slots_reserve_n(&t, 0, 16);
 	CHECK(t.cap == 16 && t.n == 0);
@@ -485,16 +497,8 @@ test_slots_reserve_n(void)
 		kp_slots_put(&t, kp_hash(&i, sizeof(i)), &vals[i]);
 	}
 	CHECK(t.cap == cap && t.n == 3100);
-	mask = t.cap - 1;
-	for (i = 0; i < 3100; i++) {
-		uint64_t h = kp_hash(&i, sizeof(i));
-
-		for (j = h & mask; t.tab[j].p; j = (j + 1) & mask)
-			if (t.tab[j].p == &vals[i] && t.tab[j].hash == h) {
-				found++;
-				break;
-			}
-	}
+	for (i = 0; i < 3100; i++)
+		found += slots_hold(&t, kp_hash(&i, sizeof(i)), &vals[i]);
 	CHECK(found == 3100);
 	kp_slots_free(&t);
 }
@@ -648,7 +652,7 @@ test_slots(void)
 {
 	struct kp_slots t = { 0 };
 	static int vals[5000];
-	size_t i, j, mask, found = 0;
+	size_t i, found = 0;
 
 	for (i = 0; i < 5000; i++) {
 		uint64_t h = i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i));
@@ -663,16 +667,9 @@ test_slots(void)
 		 * always ends a probe */
 		CHECK(t.n * 4 <= t.cap * 3 && t.n < t.cap);
 	}
-	mask = t.cap - 1;
-	for (i = 0; i < 5000; i++) {
-		uint64_t h = i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i));
-
-		for (j = h & mask; t.tab[j].p; j = (j + 1) & mask)
-			if (t.tab[j].p == &vals[i] && t.tab[j].hash == h) {
-				found++;
-				break;
-			}
-	}
+	for (i = 0; i < 5000; i++)
+		found += slots_hold(&t, i % 7 == 0 ? 42 : kp_hash(&i, sizeof(i)),
+				    &vals[i]);
 	CHECK(found == 5000);
 	kp_slots_free(&t);
 	CHECK(t.tab == NULL && t.cap == 0 && t.n == 0);
