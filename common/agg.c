@@ -365,17 +365,19 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 }
 
 static void
-read_keyed(struct kp_agg *agg, const char *path, kp_frame_key_fn key)
+read_keyed(struct kp_agg *agg, const char *path, kp_frame_key_fn key,
+	   unsigned ignores)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 
 	kp_reader_set_key(rd, key);
+	kp_reader_key_ignores(rd, ignores);
 	read_into(agg, rd);
 	kp_reader_close(rd);
 }
 
 static struct kp_agg *
-read_files(int nfiles, char **files, kp_frame_key_fn key)
+read_files(int nfiles, char **files, kp_frame_key_fn key, unsigned ignores)
 {
 	struct kp_agg *agg = kp_agg_new();
 	const char *path;
@@ -385,7 +387,7 @@ read_files(int nfiles, char **files, kp_frame_key_fn key)
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		path = nfiles ? files[i] : "-";
 		if (key)
-			read_keyed(agg, path, key);
+			read_keyed(agg, path, key, ignores);
 		else
 			kp_agg_read(agg, path);
 		kp_agg_check_total(agg, path);
@@ -394,21 +396,22 @@ read_files(int nfiles, char **files, kp_frame_key_fn key)
 }
 
 struct kp_agg *
-kp_agg_read_keyed(int nfiles, char **files, kp_frame_key_fn key)
+kp_agg_read_keyed(int nfiles, char **files, kp_frame_key_fn key,
+		  unsigned ignores)
 {
-	return read_files(nfiles, files, key);
+	return read_files(nfiles, files, key, ignores);
 }
 
 struct kp_agg *
 kp_agg_read_files(int nfiles, char **files)
 {
-	return read_files(nfiles, files, NULL);
+	return read_files(nfiles, files, NULL, 0);
 }
 
 struct kp_agg *
 kp_agg_read_summed(int nfiles, char **files)
 {
-	return read_files(nfiles, files, NULL);
+	return read_files(nfiles, files, NULL, 0);
 }
 
 void

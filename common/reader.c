@@ -68,12 +68,22 @@ struct line_slot {
  */
 #define AHEAD 16
 
+/* A frame line's symbol and module, for the name cache (name_shape()) */
+struct shape {
+	const char *sym, *mod;
+	size_t slen, mlen; /* slen 0: no symbol */
+};
+
+enum { LINE_ANY, LINE_TAG, LINE_NAME };
+
 struct ahead {
 	const char *s; /* the line, trimmed */
-	uint32_t len;
+	size_t len;
 	uint32_t bytes; /* of the whole line, with its '\n' */
-	uint32_t tag;   /* a frame line's hash (see frame_for_line) */
-	bool frame;     /* it may be a frame line: tag is set */
+	uint32_t tag;   /* LINE_TAG: the line's hash (see frame_for_line);
+			 * LINE_NAME: its name's (name_tag()) */
+	int kind;	/* LINE_ANY: not looked at yet */
+	struct shape sh; /* LINE_NAME's */
 };
 
 struct kp_reader {
@@ -84,12 +94,17 @@ struct kp_reader {
 	bool bad; /* the current record holds a rejected line */
 	struct kp_stack st;
 	kp_frame_key_fn key; /* kp_reader_set_key's, or NULL */
+	unsigned ignores;    /* kp_reader_key_ignores's */
 	/* the line cache */
 	struct line_slot *tab;
 	unsigned bits; /* the table has 1 << bits slots */
 	size_t nents;
 	char **chunks;
 	size_t nchunks, chunkcap, used; /* used: bytes of the last chunk */
+	/* the name cache (see name_frame()), its entries in the same chunks */
+	struct line_slot *ntab;
+	unsigned nbits;
+	size_t nnents;
 	/* the lines ahead, in the input buffer (see ahead()) */
 	struct ahead ring[AHEAD];
 	unsigned head, nring;
@@ -190,6 +205,12 @@ kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key)
 	rd->key = key;
 }
 
+void
+kp_reader_key_ignores(struct kp_reader *rd, unsigned what)
+{
+	rd->ignores = what;
+}
+
 const uint32_t *
 kp_reader_ids(const struct kp_reader *rd)
 {
@@ -238,23 +259,24 @@ ent_alloc(struct kp_reader *rd, size_t size)
 	return ref;
 }
 
-/* The table doubled (from 1024 slots), its entries put in their places. */
+/* A table (*tab of 1 << *bits slots) doubled, from 1024 slots, its
+ * entries put in their places. */
 static void
-grow_table(struct kp_reader *rd)
+grow_table(struct line_slot **tab, unsigned *bits)
 {
-	struct line_slot *old = rd->tab;
-	size_t oldcap = old ? (size_t)1 << rd->bits : 0, i, j, mask;
+	struct line_slot *old = *tab;
+	size_t oldcap = old ? (size_t)1 << *bits : 0, i, j, mask;
 
-	rd->bits = old ? rd->bits + 1 : 10;
-	mask = ((size_t)1 << rd->bits) - 1;
-	rd->tab = kp_xcalloc(mask + 1, sizeof(*rd->tab));
+	*bits = old ? *bits + 1 : 10;
+	mask = ((size_t)1 << *bits) - 1;
+	*tab = kp_xcalloc(mask + 1, sizeof(**tab));
 	for (i = 0; i < oldcap; i++) {
 		if (!old[i].ref)
 			continue;
-		for (j = old[i].tag >> (32 - rd->bits); rd->tab[j].ref;
+		for (j = old[i].tag >> (32 - *bits); (*tab)[j].ref;
 		     j = (j + 1) & mask)
 			;
-		rd->tab[j] = old[i];
+		(*tab)[j] = old[i];
 	}
 	free(old);
 }
@@ -277,26 +299,38 @@ mix(uint64_t a, uint64_t b)
 }
 
 /*
- * A line's tag: 32 bits of a hash of its first 32 bytes and its last 16
+ * A hash of a line (or a name) of its first 32 bytes and its last 16
  * (frame lines differ in their address at the start and in their module
  * at the end, as kp_hash_line has it), and its length.  Every frame line
- * is hashed, so this is kp_hash_line's idea in a few multiplies inline.
+ * is hashed, so this is kp_hash_line's idea in a few multiplies inline;
+ * its tag is the top 32 bits.
  */
-static inline uint32_t
-line_tag(const char *s, size_t len)
+static inline uint64_t
+line_hash(const char *s, size_t len)
 {
-	uint64_t h;
+	uint64_t h, v = 0;
 
+	if (len < 8) {
+		memcpy(&v, s, len);
+		return mix(v ^ 0xa0761d6478bd642full,
+			   len ^ 0x9e3779b97f4a7c15ull);
+	}
 	if (len < 16)
-		return (uint32_t)(kp_hash(s, len) >> 32);
+		return mix(word(s) ^ 0xa0761d6478bd642full,
+			   word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
 	h = mix(word(s) ^ 0xa0761d6478bd642full,
 		word(s + 8) ^ 0xe7037ed1a0b428dbull);
 	if (len >= 32)
 		h ^= mix(word(s + 16) ^ 0x8ebc6af09c88c6e3ull,
 			 word(s + 24) ^ 0x589965cc75374cc3ull);
-	h = mix(h ^ word(s + len - 16) ^ 0x1d8e4e27c47d124full,
-		word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
-	return (uint32_t)(h >> 32);
+	return mix(h ^ word(s + len - 16) ^ 0x1d8e4e27c47d124full,
+		   word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
+}
+
+static inline uint32_t
+line_tag(const char *s, size_t len)
+{
+	return (uint32_t)(line_hash(s, len) >> 32);
 }
 
 /*
@@ -314,7 +348,7 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 	struct line_ent *e;
 
 	if ((rd->nents + 1) * 4 > ((size_t)3 << rd->bits))
-		grow_table(rd);
+		grow_table(&rd->tab, &rd->bits);
 	mask = ((size_t)1 << rd->bits) - 1;
 	for (j = tag >> (32 - rd->bits); rd->tab[j].ref; j = (j + 1) & mask) {
 		if (rd->tab[j].tag != tag)
@@ -339,6 +373,241 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
 		rd->tab[j].tag = tag;
 		rd->tab[j].ref = *ref;
 		rd->nents++;
+	}
+	return fp;
+}
+
+/*
+ * ---- the name cache ----
+ *
+ * A filter whose key ignores addresses (kp_reader_key_ignores) needs
+ * each distinct name, not each distinct line: on a capture of mostly
+ * distinct stacks most lines differ from another only in their address
+ * (perf2kp's output of perfdata-check.data: 939,000 frame lines, 150,000
+ * distinct, 67,000 distinct symbols and modules), and a table of every
+ * line waits for memory.  So a line of one of the shapes a converter
+ * writes
+ *
+ *	0xADDR : SYM+0xOFF/0xSIZE [MODULE]	(KP_KEY_NAMED; or no /0xSIZE)
+ *	0xADDR [MODULE+0xOFF]			(KP_KEY_UNNAMED; or with /0xSIZE,
+ *	0xADDR [MODULE]				 or no offset)
+ *	0xADDR					(KP_KEY_UNNAMED)
+ *
+ * is looked up by its symbol and module alone, in a table of its own.
+ * Only lines the parser reads as exactly that are taken: ADDR, OFF and
+ * SIZE of 1 to 16 hex digits after "0x"; SYM not empty, not beginning
+ * with a blank or '"'; MODULE not empty; after a symbol, MODULE without
+ * '[' (the parser takes the last " [" for the module's start); without
+ * an offset, MODULE not ending in what the parser would take for one;
+ * no NUL.  kp_frame_parse then gives the frame {ADDR, SYM, OFF, SIZE,
+ * MODULE} (without the offset when it is the address), {ADDR, MODULE,
+ * OFF, SIZE}, {ADDR, MODULE} or {ADDR}: its symbol and module are that
+ * text, and what else differs the key ignores.  test_reader and
+ * fuzz_reader read their inputs with such keys both ways
+ * (kp_reader_fast), and the records must be the same.
+ */
+static inline bool
+hex_digit(char c)
+{
+	return kp_digit_value[(unsigned char)c] >= 0;
+}
+
+/*
+ * The bytes of w (8 of the line, the first lowest) that are hex digits
+ * as kp_digit_value has them (0-9, a-f, A-F): 0x80 in each.  Each test
+ * of a range adds to the low 7 bits, which cannot carry into the next
+ * byte, and a byte with its top bit set is not one.
+ */
+static inline uint64_t
+hex_bytes(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	uint64_t x = w & ~high, l = x | 0x20 * ones; /* l: letters lower */
+	uint64_t digit = (x + 0x50 * ones) & ~(x + 0x46 * ones);
+	uint64_t alpha = (l + 0x1f * ones) & ~(l + 0x19 * ones);
+
+	return (digit | alpha) & ~w & high;
+}
+
+/* The first byte past the hex digits from p on, not past e. */
+static inline const char *
+hex_after(const char *p, const char *e)
+{
+	uint64_t not_hex;
+
+	while (e - p >= 8) {
+		not_hex = ~hex_bytes(word(p)) & (0x0101010101010101ull << 7);
+		if (not_hex)
+			return p + (__builtin_ctzll(not_hex) >> 3);
+		p += 8;
+	}
+	while (p < e && hex_digit(*p))
+		p++;
+	return p;
+}
+
+/* The "0x" of "0xHEX" (1 to 16 digits) that ends at e, not before b;
+ * NULL if there is none. */
+static inline const char *
+hex_before(const char *b, const char *e)
+{
+	const char *p = e;
+	uint64_t not_hex;
+
+	while (p - b >= 8) {
+		not_hex = ~hex_bytes(word(p - 8)) &
+			  (0x0101010101010101ull << 7);
+		if (not_hex) {
+			p -= __builtin_clzll(not_hex) >> 3;
+			goto done;
+		}
+		p -= 8;
+	}
+	while (p > b && hex_digit(p[-1]))
+		p--;
+done:
+	if (p == e || e - p > 16 || p - b < 2 || p[-1] != 'x' || p[-2] != '0')
+		return NULL;
+	return p - 2;
+}
+
+/* The '+' of "+0xOFF" or "+0xOFF/0xSIZE" that ends at e, after b; NULL
+ * if there is none. */
+static inline const char *
+offsize_before(const char *b, const char *e)
+{
+	const char *h = hex_before(b, e);
+
+	if (!h || h == b)
+		return NULL;
+	if (h[-1] == '/') {
+		h = hex_before(b, h - 1);
+		if (!h || h == b)
+			return NULL;
+	}
+	return h[-1] == '+' ? h - 1 : NULL;
+}
+
+/* Is the (trimmed) line of one of the shapes above that rd's key
+ * ignores the numbers of?  Its symbol and module into *sh. */
+static bool
+name_shape(const struct kp_reader *rd, const char *s, size_t len,
+	   struct shape *sh)
+{
+	const char *e = s + len, *p, *q, *plus;
+
+	if (len < 3 || s[0] != '0' || s[1] != 'x')
+		return false;
+	p = hex_after(s + 2, e);
+	if (p == s + 2 || p - (s + 2) > 16)
+		return false;
+	sh->sym = sh->mod = "";
+	sh->slen = sh->mlen = 0;
+	if (p == e)
+		return rd->ignores & KP_KEY_UNNAMED;
+	if (e[-1] != ']' || *p != ' ' || e - p < 4)
+		return false;
+	if (p[1] == '[') {
+		if (!(rd->ignores & KP_KEY_UNNAMED))
+			return false;
+		sh->mod = p + 2;
+		plus = offsize_before(sh->mod, e - 1);
+		if (!plus) {
+			/* no offset: not if the parser could take one */
+			for (plus = e - 1; plus > sh->mod; plus--)
+				if (!hex_digit(plus[-1]) && plus[-1] != 'x' &&
+				    plus[-1] != 'X' && plus[-1] != '/')
+					break;
+			if (plus > sh->mod && plus[-1] == '+')
+				return false;
+			plus = e - 1;
+		}
+		sh->mlen = (size_t)(plus - sh->mod);
+		return sh->mlen > 0;
+	}
+	if (!(rd->ignores & KP_KEY_NAMED) || p[1] != ':' || p[2] != ' ')
+		return false;
+	sh->sym = p + 3;
+	if (*sh->sym == ' ' || *sh->sym == '\t' || *sh->sym == '"')
+		return false;
+	q = memrchr(sh->sym, '[', (size_t)(e - 1 - sh->sym));
+	if (!q || q == e - 2 || q - sh->sym < 2 || q[-1] != ' ')
+		return false;
+	sh->mod = q + 1;
+	sh->mlen = (size_t)(e - 1 - sh->mod);
+	plus = offsize_before(sh->sym, q - 1);
+	if (!plus || plus == sh->sym)
+		return false;
+	sh->slen = (size_t)(plus - sh->sym);
+	return true;
+}
+
+struct name_ent {
+	const struct kp_frame *f; /* the key */
+	uint32_t id;		  /* f->id */
+	uint16_t slen, mlen;
+	char text[]; /* the symbol, then the module */
+};
+
+static inline uint32_t
+name_tag(const struct shape *sh)
+{
+	return (uint32_t)((line_hash(sh->sym, sh->slen) ^
+			   line_hash(sh->mod, sh->mlen) *
+				   0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/*
+ * The key of a frame line of that shape and tag (its whole text s, len,
+ * for the parser the first time), and its id in *id; NULL if its symbol
+ * or module holds a NUL (the parser refuses the line: read it as any).
+ */
+static const struct kp_frame *
+name_frame(struct kp_reader *rd, const char *s, size_t len,
+	   const struct shape *sh, uint32_t tag, uint32_t *id)
+{
+	uint32_t ref;
+	const struct kp_frame *fp;
+	const char *why;
+	struct kp_frame f;
+	struct name_ent *e;
+	size_t mask, j;
+
+	if ((rd->nnents + 1) * 4 > ((size_t)3 << rd->nbits))
+		grow_table(&rd->ntab, &rd->nbits);
+	mask = ((size_t)1 << rd->nbits) - 1;
+	for (j = tag >> (32 - rd->nbits); rd->ntab[j].ref; j = (j + 1) & mask) {
+		if (rd->ntab[j].tag != tag)
+			continue;
+		e = (struct name_ent *)(void *)ent_at(rd, rd->ntab[j].ref);
+		if (e->slen == sh->slen && e->mlen == sh->mlen &&
+		    memcmp(e->text, sh->sym, sh->slen) == 0 &&
+		    memcmp(e->text + sh->slen, sh->mod, sh->mlen) == 0) {
+			*id = e->id;
+			return e->f;
+		}
+	}
+	/* (a NUL is looked for here: the text of an entry has none) */
+	if (memchr(sh->sym, '\0', sh->slen) ||
+	    memchr(sh->mod, '\0', sh->mlen) ||
+	    kp_frame_parse(s, len, &f, &why) < 0)
+		return NULL;
+	fp = rd->key(&f);
+	*id = fp->id;
+	if (rd->nnents < MAX_CACHED_LINES &&
+	    sh->slen + sh->mlen <= MAX_CACHED_LEN) {
+		ref = ent_alloc(rd, offsetof(struct name_ent, text) +
+					    sh->slen + sh->mlen);
+		e = (struct name_ent *)(void *)ent_at(rd, ref);
+		e->f = fp;
+		e->id = fp->id;
+		e->slen = (uint16_t)sh->slen;
+		e->mlen = (uint16_t)sh->mlen;
+		memcpy(e->text, sh->sym, sh->slen);
+		memcpy(e->text + sh->slen, sh->mod, sh->mlen);
+		rd->ntab[j].tag = tag;
+		rd->ntab[j].ref = ref;
+		rd->nnents++;
 	}
 	return fp;
 }
@@ -443,9 +712,17 @@ ahead(struct kp_reader *rd)
 		a->bytes = (uint32_t)(len + 1);
 		trim(&s, &len);
 		a->s = s;
-		a->len = (uint32_t)len;
-		a->frame = maybe_frame(s, len);
-		if (a->frame) {
+		a->len = len;
+		a->kind = LINE_ANY;
+		if (!maybe_frame(s, len)) {
+		} else if (rd->ignores && name_shape(rd, s, len, &a->sh)) {
+			a->kind = LINE_NAME;
+			a->tag = name_tag(&a->sh);
+			if (rd->ntab)
+				__builtin_prefetch(
+					&rd->ntab[a->tag >> (32 - rd->nbits)]);
+		} else {
+			a->kind = LINE_TAG;
 			a->tag = line_tag(s, len);
 			if (rd->tab)
 				__builtin_prefetch(
@@ -457,15 +734,15 @@ ahead(struct kp_reader *rd)
 }
 
 /*
- * One trimmed line, its tag taken if it is a frame line and has_tag:
- * the record it ends, or NULL.
+ * One trimmed line (a->s, a->len; what ahead() found of it, or
+ * LINE_ANY): the record it ends, or NULL.
  */
 static const struct kp_stack *
-line(struct kp_reader *rd, const char *s, size_t len, uint32_t tag,
-     bool has_tag)
+line(struct kp_reader *rd, struct ahead *a)
 {
+	const char *s = a->s, *why;
+	size_t len = a->len;
 	const struct kp_frame *f;
-	const char *why;
 	uint64_t count;
 	uint32_t ref;
 
@@ -509,9 +786,24 @@ line(struct kp_reader *rd, const char *s, size_t len, uint32_t tag,
 		rd->bad = false;
 		return st;
 	}
-	if (!has_tag)
-		tag = line_tag(s, len);
-	f = frame_for_line(rd, s, len, tag, &why, &ref);
+	if (a->kind == LINE_ANY) {
+		if (rd->ignores && kp_reader_fast &&
+		    name_shape(rd, s, len, &a->sh)) {
+			a->kind = LINE_NAME;
+			a->tag = name_tag(&a->sh);
+		} else {
+			a->tag = line_tag(s, len);
+		}
+	}
+	if (a->kind == LINE_NAME) {
+		f = name_frame(rd, s, len, &a->sh, a->tag, &ref);
+		if (f) {
+			push(rd, f, ref);
+			return NULL;
+		}
+		a->tag = line_tag(s, len); /* refused: read as any line */
+	}
+	f = frame_for_line(rd, s, len, a->tag, &why, &ref);
 	if (f) {
 		push(rd, f, ref ? ent_at(rd, ref)->id : f->id);
 		return NULL;
@@ -538,7 +830,7 @@ kp_reader_next(struct kp_reader *rd)
 			rd->head = (rd->head + 1) % AHEAD;
 			rd->nring--;
 			kp_input_consume(rd->in, a.bytes, 1);
-			st = line(rd, a.s, a.len, a.tag, a.frame);
+			st = line(rd, &a);
 		} else {
 			/* a line not whole in the buffer: it may move */
 			rd->nring = 0;
@@ -546,7 +838,10 @@ kp_reader_next(struct kp_reader *rd)
 			if (!s)
 				break;
 			trim(&s, &len);
-			st = line(rd, s, len, 0, false);
+			a.s = s;
+			a.len = len;
+			a.kind = LINE_ANY;
+			st = line(rd, &a);
 		}
 		if (st)
 			return st;
@@ -574,5 +869,6 @@ kp_reader_close(struct kp_reader *rd)
 		free(rd->chunks[i]);
 	free(rd->chunks);
 	free(rd->tab);
+	free(rd->ntab);
 	free(rd);
 }

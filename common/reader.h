@@ -53,6 +53,16 @@ const struct kp_stack *kp_reader_next(struct kp_reader *rd);
 typedef const struct kp_frame *(*kp_frame_key_fn)(const struct kp_frame *);
 void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
 /*
+ * What the key ignores, said so that lines differing only in that are
+ * looked up once by their names (reader.c, the name cache): the
+ * address, offset and size of a frame with a symbol (KP_KEY_NAMED), and
+ * of one without (KP_KEY_UNNAMED).  That is, key(f) is the same frame
+ * for two such frames that differ only there (and in the flags
+ * KP_F_ADDR, KP_F_OFF and KP_F_SIZE).  After kp_reader_set_key.
+ */
+enum { KP_KEY_NAMED = 1, KP_KEY_UNNAMED = 2 };
+void kp_reader_key_ignores(struct kp_reader *rd, unsigned what);
+/*
  * The ids of the frames of the record kp_reader_next returned last:
  * ids[i] is frames[i]->id.  A filter that keeps what it derives from a
  * frame in an array by id (kp_frame.id) looks there without reading the

@@ -343,7 +343,10 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	agg = kp_agg_read_keyed(argc, argv, fold_key);
+	/* a frame with a symbol is named by it and its module (and
+	 * --offsets, its offset): not its address */
+	agg = kp_agg_read_keyed(argc, argv, fold_key,
+				opt_offsets ? 0 : KP_KEY_NAMED);
 	/* "unix`0xfffffffffb800c91": the DTrace peers keep the address */
 	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
 		       strcmp(kp_meta_get("source"), "dtrace") == 0;

@@ -103,8 +103,12 @@ count(int nfiles, char **files)
 	for (i = 0; i < (nfiles ? nfiles : 1); i++) {
 		rd = kp_reader_open(nfiles ? files[i] : "-");
 		/* --by context reads the frames' addresses */
-		if (!opt_context)
+		if (!opt_context) {
 			kp_reader_set_key(rd, reduce);
+			if (rep.by != KP_BY_ADDRESS && rep.by != KP_BY_OFFSET)
+				kp_reader_key_ignores(rd, KP_KEY_NAMED |
+							  KP_KEY_UNNAMED);
+		}
 		while ((st = kp_reader_next(rd)) != NULL) {
 			if (st->count > UINT64_MAX - total)
 				kp_die("%s: the total count overflows 64 bits",

@@ -2,8 +2,9 @@
  * test_reader.c - unit tests of common/reader.c: its fast path (lines
  * read in place, each frame line first compared with the line that
  * followed the one before last time) against the path that reads any
- * line (kp_reader_fast false).  Every input is read both ways and must
- * give the same trace: each record's frames, ids, count and line
+ * line (kp_reader_fast false).  Every input is read both ways, with no
+ * key and with the keys of name_key.h (the fast path's name cache), and
+ * must give the same trace: each record's frames, ids, count and line
  * number, the skipped lines, the metadata and the messages.
  */
 #include <fcntl.h>
@@ -15,10 +16,12 @@
 #include <unistd.h>
 
 #include "kp.h"
+#include "../fuzz/name_key.h"
 
 #include "check.h"
 
 static char path[] = "/tmp/kp-test-reader-XXXXXX";
+
 static char errpath[] = "/tmp/kp-test-reader-err-XXXXXX";
 
 static void
@@ -57,6 +60,7 @@ trace(bool fast)
 		abort();
 	close(fd);
 	rd = kp_reader_open(path);
+	name_key_set(rd);
 	while ((st = kp_reader_next(rd)) != NULL) {
 		ids = kp_reader_ids(rd);
 		fprintf(out, "line %lu: count %" PRIu64 ":",
@@ -91,23 +95,27 @@ trace(bool fast)
 
 static int shown;
 
-/* Read data both ways: the traces must be equal. */
+/* Read data both ways, with each key: the traces must be equal. */
 static void
 both_ways(const char *data, size_t len)
 {
 	char *a, *b;
 
 	put_file(path, data, len);
-	a = trace(true);
-	b = trace(false);
-	CHECK(strcmp(a, b) == 0);
-	if (strcmp(a, b) != 0 && shown++ < 3) {
-		fprintf(stderr, "input (%zu bytes):\n", len);
-		fwrite(data, 1, len > 2000 ? 2000 : len, stderr);
-		fprintf(stderr, "\nfast:\n%s\nplain:\n%s\n", a, b);
+	for (name_keyed = 0; name_keyed < 3; name_keyed++) {
+		a = trace(true);
+		b = trace(false);
+		CHECK(strcmp(a, b) == 0);
+		if (strcmp(a, b) != 0 && shown++ < 3) {
+			fprintf(stderr, "input (%zu bytes), key %d:\n", len,
+				name_keyed);
+			fwrite(data, 1, len > 2000 ? 2000 : len, stderr);
+			fprintf(stderr, "\nfast:\n%s\nplain:\n%s\n", a, b);
+		}
+		free(a);
+		free(b);
 	}
-	free(a);
-	free(b);
+	name_keyed = 0;
 }
 
 #define CASE(s) both_ways(s, sizeof(s) - 1)
@@ -192,6 +200,22 @@ static const char *const pieces[] = {
 	"\t18446744073709551615", "\t18446744073709551616",
 	"\t12345678901234567890", "\t1x", "!", " !", "!!", "", " ", "\t",
 	"\r", "# event: x", "#", "x", "0", "0x",
+	/* the name cache's shapes (reader.c) and lines that miss one */
+	" 0x1 : a+0x1 [m]", " 0x2 : a+0x2 [m]", " 0x3 : a+0x3/0x9 [m]",
+	" 0x1 [m+0x10]", " 0x2 [m+0x20/0x30]", " 0x3 [m]", " 0x4 [n]",
+	" 0x5", " 0x6", " 0x1 [a+b]", " 0x1 [m+]", " 0x1 [+0x1]", " 0x1 []",
+	" 0x1 [libstdc++.so.6]", " 0x1 [a+0x1/0x2/0x3]", " 0x1 [a/+0x1]",
+	" 0x12345678901234567 : a+0x1 [m]", " 0x1234567890abcdef : a+0x1 [m]",
+	" 0X1 : a+0x1 [m]", " 0x1 : a+0X1 [m]", " 0xAbC : a+0xF/0xE [m]",
+	" 0x1 : a+0x1/0x2/0x3 [m]", " 0x1 : a+0x1 [m] (inexact)",
+	" 0x1 : \"a\"+0x1 [m]", " 0x1 :  a+0x1 [m]", " 0x1 : a+0x1  [m]",
+	" 0x1 : a+0x1 [m [n]", " 0x1 : a [b]+0x1 [m]", " 0x1 : +0x1 [m]",
+	" 0x1 : a+0x1 []", " 0x1 : a+0x1 [m]]", " 0x1 : a+0x1 [[m]",
+	" 0x1 : a+0x10000000000000000 [m]", " 0x1 : a+0x1/ [m]",
+	" 0x1 : a+/0x1 [m]", " 0x1 : a+0x [m]", " 0x1 : a\t+0x1 [m]",
+	" 0x1 : a+b+0x1 [m]", " 0x1 : a+0x1 [m+0x2]", " 0x1 :a+0x1 [m]",
+	" 0x1: a+0x1 [m]", " 0x1 : a+0x1 [ m ]", " 0x1 : a+0x1 [m]x",
+	" 0x1 : a+0x1+0x2 [m]", " 0x1 : a+0x1 [\tm]", " 0x1 ; a+0x1 [m]",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))
 
@@ -273,6 +297,51 @@ test_refill(void)
 	free(s);
 }
 
+/*
+ * Every byte in every place of lines of the name cache's shapes, read
+ * with each key: the fast path takes a line for a shape only where the
+ * parser reads it so.
+ */
+static void
+test_name_bytes(void)
+{
+	static const char *const lines[] = {
+		"0xffffffff81000001 : a_b+0x1c/0x2f0 [kernel]",
+		"0x00007f0c042e6353 : _Fork+0x23 [/usr/lib/libc.so.6]",
+		"0x00007f0c042e6353 [/usr/lib/chromium/chromium+0x1a2b]",
+		"0x00007f0c042e6353 [/usr/bin/perf]",
+		"0x00007f0c042e6353",
+	};
+	static char buf[1 << 16];
+	char line[128];
+	size_t i, pos, len, n, k;
+	int c, r;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		n = strlen(lines[i]);
+		for (pos = 0; pos <= n; pos++) {
+			len = (size_t)sprintf(buf, "!\n %s\n\t1\n", lines[i]);
+			for (c = 1; c < 256; c++) {
+				if (c == '\n')
+					continue;
+				memcpy(line, lines[i], n);
+				line[pos] = (char)c; /* pos n: a byte more */
+				k = pos < n ? n : n + 1;
+				/* twice: the second found in the cache */
+				for (r = 0; r < 2; r++) {
+					memcpy(buf + len, "!\n ", 3);
+					len += 3;
+					memcpy(buf + len, line, k);
+					len += k;
+					len += (size_t)sprintf(buf + len, "\n\t%d\n",
+							       c);
+				}
+			}
+			both_ways(buf, len);
+		}
+	}
+}
+
 /* A frame line longer than the input buffer, between guessed lines. */
 static void
 test_long_line(void)
@@ -306,6 +375,7 @@ main(void)
 	test_random();
 	test_refill();
 	test_long_line();
+	test_name_bytes();
 	unlink(path);
 	unlink(errpath);
 	return CHECK_DONE();

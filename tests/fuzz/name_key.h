@@ -1,0 +1,50 @@
+/*
+ * name_key.h - the key of a filter that names frames (kp-inclusive,
+ * kp-fold) for test_reader and fuzz_reader: a frame less its address,
+ * offset and size, said to be ignored for frames with a symbol and
+ * without (name_keyed 1) or with one only (name_keyed 2), so that the
+ * reader's fast path reads names (reader.c, the name cache) where its
+ * plain path parses every line.  name_keyed 0: no key.
+ */
+#ifndef KP_TESTS_NAME_KEY_H
+#define KP_TESTS_NAME_KEY_H
+
+#include <string.h>
+
+#include "kp.h"
+
+static int name_keyed;
+
+static const struct kp_frame *
+name_key(const struct kp_frame *f)
+{
+	struct kp_frame g;
+
+	memset(&g, 0, sizeof(g));
+	g.sym = f->sym;
+	g.module = f->module;
+	g.file = f->file;
+	g.line = f->line;
+	g.flags = f->flags & (KP_F_INLINE | KP_F_INEXACT);
+	if (!f->sym && name_keyed == 2) { /* not ignored */
+		g.addr = f->addr;
+		g.off = f->off;
+		g.size = f->size;
+		g.flags = f->flags;
+	}
+	return kp_frame_intern(&g);
+}
+
+/* rd read with the key name_keyed says (before its first record). */
+static void
+name_key_set(struct kp_reader *rd)
+{
+	if (!name_keyed)
+		return;
+	kp_reader_set_key(rd, name_key);
+	kp_reader_key_ignores(rd, name_keyed == 1 ? KP_KEY_NAMED |
+							    KP_KEY_UNNAMED
+						  : KP_KEY_NAMED);
+}
+
+#endif /* KP_TESTS_NAME_KEY_H */
