@@ -131,6 +131,21 @@ frame_kind(const struct kp_frame *f)
 	return K_UNKNOWN;
 }
 
+/* (frame_name and frame_kind read no more of a frame with a module, and
+ * child() the module) */
+const struct kp_frame *
+kp_flame_key(const struct kp_frame *f)
+{
+	struct kp_frame g;
+
+	if (!f->module)
+		return kp_frame_intern(f);
+	memset(&g, 0, sizeof(g));
+	g.sym = f->sym;
+	g.module = f->module;
+	return kp_frame_intern(&g);
+}
+
 static const struct fname *
 frame_name(struct kp_flame *fg, const struct kp_frame *f)
 {

@@ -43,6 +43,14 @@ struct kp_flame *kp_flame_new(bool reverse);
  * (nothing is added then).
  */
 int kp_flame_add(struct kp_flame *fg, const struct kp_stack *st, int side);
+/*
+ * A frame as the graph names it, for the reader's key
+ * (kp_reader_set_key, ignoring KP_KEY_NAMED and KP_KEY_MODULE): its
+ * symbol and module if it has a module; a frame without one (its kind
+ * depends on its address) itself.  Stacks of such keys give the graph
+ * that the frames give, from fewer distinct frames.
+ */
+const struct kp_frame *kp_flame_key(const struct kp_frame *f);
 /* The total count of a side. */
 uint64_t kp_flame_total(const struct kp_flame *fg, int side);
 /* True for a palette name --colors accepts. */

@@ -389,7 +389,7 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
  * writes
  *
  *	0xADDR : SYM+0xOFF/0xSIZE [MODULE]	(KP_KEY_NAMED; or no /0xSIZE)
- *	0xADDR [MODULE+0xOFF]			(KP_KEY_UNNAMED; or with /0xSIZE,
+ *	0xADDR [MODULE+0xOFF]			(KP_KEY_MODULE; or with /0xSIZE,
  *	0xADDR [MODULE]				 or no offset)
  *	0xADDR					(KP_KEY_UNNAMED)
  *
@@ -504,11 +504,11 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 	sh->sym = sh->mod = "";
 	sh->slen = sh->mlen = 0;
 	if (p == e)
-		return rd->ignores & KP_KEY_UNNAMED;
+		return (rd->ignores & KP_KEY_UNNAMED) == KP_KEY_UNNAMED;
 	if (e[-1] != ']' || *p != ' ' || e - p < 4)
 		return false;
 	if (p[1] == '[') {
-		if (!(rd->ignores & KP_KEY_UNNAMED))
+		if (!(rd->ignores & KP_KEY_MODULE))
 			return false;
 		sh->mod = p + 2;
 		plus = offsize_before(sh->mod, e - 1);

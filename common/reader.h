@@ -55,12 +55,14 @@ void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
 /*
  * What the key ignores, said so that lines differing only in that are
  * looked up once by their names (reader.c, the name cache): the
- * address, offset and size of a frame with a symbol (KP_KEY_NAMED), and
- * of one without (KP_KEY_UNNAMED).  That is, key(f) is the same frame
- * for two such frames that differ only there (and in the flags
- * KP_F_ADDR, KP_F_OFF and KP_F_SIZE).  After kp_reader_set_key.
+ * address, offset and size of a frame with a symbol and a module
+ * (KP_KEY_NAMED), of one with a module and no symbol (KP_KEY_MODULE),
+ * of one without a symbol, with or without a module (KP_KEY_UNNAMED:
+ * KP_KEY_MODULE and more).  That is, key(f) is the same frame for two
+ * such frames that differ only there (and in the flags KP_F_ADDR,
+ * KP_F_OFF and KP_F_SIZE).  After kp_reader_set_key.
  */
-enum { KP_KEY_NAMED = 1, KP_KEY_UNNAMED = 2 };
+enum { KP_KEY_NAMED = 1, KP_KEY_MODULE = 2, KP_KEY_UNNAMED = 6 };
 void kp_reader_key_ignores(struct kp_reader *rd, unsigned what);
 /*
  * The ids of the frames of the record kp_reader_next returned last:

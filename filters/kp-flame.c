@@ -83,6 +83,10 @@ read_side(struct kp_flame *fg, const char *path, int side)
 	const struct kp_stack *st;
 	bool over = false;
 
+	/* frames as the graph names them: lines that differ only in their
+	 * address and offset read as one */
+	kp_reader_set_key(rd, kp_flame_key);
+	kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE);
 	while (!over && (st = kp_reader_next(rd)) != NULL)
 		over = kp_flame_add(fg, st, side) < 0;
 	kp_reader_close(rd);

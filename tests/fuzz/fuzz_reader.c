@@ -95,7 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	kp_refuse_foreign = false; /* any bytes: read on */
 	kp_meta_clear();
-	for (name_keyed = 0; name_keyed < 3; name_keyed++) {
+	for (name_keyed = 0; name_keyed < 4; name_keyed++) {
 		a = records(path, true, &alen);
 		b = records(path, false, &blen);
 		if (alen != blen || memcmp(a, b, alen) != 0)

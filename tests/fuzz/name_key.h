@@ -1,10 +1,12 @@
 /*
  * name_key.h - the key of a filter that names frames (kp-inclusive,
- * kp-fold) for test_reader and fuzz_reader: a frame less its address,
- * offset and size, said to be ignored for frames with a symbol and
- * without (name_keyed 1) or with one only (name_keyed 2), so that the
- * reader's fast path reads names (reader.c, the name cache) where its
- * plain path parses every line.  name_keyed 0: no key.
+ * kp-fold, kp-flame) for test_reader and fuzz_reader: a frame less its
+ * address, offset and size where it is said to ignore them: for every
+ * frame (name_keyed 1, KP_KEY_NAMED | KP_KEY_UNNAMED), for frames with a
+ * symbol (2, KP_KEY_NAMED), for frames with a module (3, KP_KEY_NAMED |
+ * KP_KEY_MODULE), so that the reader's fast path reads names (reader.c,
+ * the name cache) where its plain path parses every line.  name_keyed
+ * 0: no key.
  */
 #ifndef KP_TESTS_NAME_KEY_H
 #define KP_TESTS_NAME_KEY_H
@@ -26,7 +28,8 @@ name_key(const struct kp_frame *f)
 	g.file = f->file;
 	g.line = f->line;
 	g.flags = f->flags & (KP_F_INLINE | KP_F_INEXACT);
-	if (!f->sym && name_keyed == 2) { /* not ignored */
+	if (name_keyed == 2 ? !f->sym : name_keyed == 3 && !f->module) {
+		/* not ignored */
 		g.addr = f->addr;
 		g.off = f->off;
 		g.size = f->size;
@@ -42,9 +45,11 @@ name_key_set(struct kp_reader *rd)
 	if (!name_keyed)
 		return;
 	kp_reader_set_key(rd, name_key);
-	kp_reader_key_ignores(rd, name_keyed == 1 ? KP_KEY_NAMED |
-							    KP_KEY_UNNAMED
-						  : KP_KEY_NAMED);
+	kp_reader_key_ignores(rd, name_keyed == 1   ? KP_KEY_NAMED |
+							      KP_KEY_UNNAMED
+				  : name_keyed == 2 ? KP_KEY_NAMED
+						    : KP_KEY_NAMED |
+							      KP_KEY_MODULE);
 }
 
 #endif /* KP_TESTS_NAME_KEY_H */

@@ -102,7 +102,7 @@ both_ways(const char *data, size_t len)
 	char *a, *b;
 
 	put_file(path, data, len);
-	for (name_keyed = 0; name_keyed < 3; name_keyed++) {
+	for (name_keyed = 0; name_keyed < 4; name_keyed++) {
 		a = trace(true);
 		b = trace(false);
 		CHECK(strcmp(a, b) == 0);
