@@ -594,7 +594,9 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		return NULL;
 	fp = rd->key(&f);
 	*id = fp->id;
-	if (rd->nnents < MAX_CACHED_LINES &&
+	/* half as many names as lines: both kinds of entry, each at most
+	 * MAX_CACHED_LEN bytes, still fit references of 32 bits */
+	if (rd->nnents < MAX_CACHED_LINES / 2 &&
 	    sh->slen + sh->mlen <= MAX_CACHED_LEN) {
 		ref = ent_alloc(rd, offsetof(struct name_ent, text) +
 					    sh->slen + sh->mlen);
