@@ -15,7 +15,9 @@
 # the same folded stacks and report in fewer bytes).  Then how many
 # times faster each pipeline is than inferno-collapse-perf: the median
 # of the rounds' ratios (each round's pair ran back to back, so this
-# machine's drift cancels), with the lowest and highest.  Then the
+# machine's drift cancels), with the lowest and highest; and the text
+# to an SVG flame graph, perf2kp | kp-flame beside inferno-collapse-perf
+# | inferno-flamegraph (when that is on PATH too).  Then the
 # replicated case: samples/perf-dd-a-g.txt replicated to REPL_MB
 # megabytes (default 300), perf2kp alone, as bench/converters.sh runs
 # it, beside inferno.
@@ -47,10 +49,17 @@ set -- "${kp[0]}" "'$bin/perf2kp' '$txt' | '$bin/kp-fold'" \
 	"${kp[1]}" "'$bin/perf2kp' '$txt' | '$bin/kp-inclusive'" \
 	"${kp[2]}" "'$bin/perf2kp' --functions '$txt' | '$bin/kp-fold'" \
 	"${kp[3]}" "'$bin/perf2kp' --functions '$txt' | '$bin/kp-inclusive'" \
-	"perf2kp" "'$bin/perf2kp' '$txt'"
+	"perf2kp" "'$bin/perf2kp' '$txt'" \
+	"perf2kp | kp-flame" "'$bin/perf2kp' '$txt' | '$bin/kp-flame'"
+svg=0
 if command -v inferno-collapse-perf > /dev/null; then
 	set -- "inferno-collapse-perf" "inferno-collapse-perf '$txt'" "$@"
 	peer=1
+	if command -v inferno-flamegraph > /dev/null; then
+		set -- "$@" "inferno (collapse | flamegraph)" \
+			"inferno-collapse-perf '$txt' | inferno-flamegraph"
+		svg=1
+	fi
 else
 	echo "inferno-collapse-perf: not on PATH, its rows left out" \
 		"(install: MIRROR_ROOT=DIR bash bench/setup.sh)"
@@ -63,6 +72,8 @@ if [ $peer = 1 ]; then
 		speedup "$out/.real" "$n" inferno-collapse-perf
 	done
 fi
+[ $svg = 1 ] && speedup "$out/.real" "perf2kp | kp-flame" \
+	"inferno (collapse | flamegraph)"
 
 # the replicated case
 mb=${REPL_MB:-300}
