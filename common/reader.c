@@ -406,15 +406,9 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
  * fuzz_reader read their inputs with such keys both ways
  * (kp_reader_fast), and the records must be the same.
  */
-static inline bool
-hex_digit(char c)
-{
-	return kp_digit_value[(unsigned char)c] >= 0;
-}
-
 /*
  * The bytes of w (8 of the line, the first lowest) that are hex digits
- * as kp_digit_value has them (0-9, a-f, A-F): 0x80 in each.  Each test
+ * as kp_conv_xdigit has them (0-9, a-f, A-F): 0x80 in each.  Each test
  * of a range adds to the low 7 bits, which cannot carry into the next
  * byte, and a byte with its top bit set is not one.
  */
@@ -441,7 +435,7 @@ hex_after(const char *p, const char *e)
 			return p + (__builtin_ctzll(not_hex) >> 3);
 		p += 8;
 	}
-	while (p < e && hex_digit(*p))
+	while (p < e && kp_conv_xdigit(*p))
 		p++;
 	return p;
 }
@@ -463,7 +457,7 @@ hex_before(const char *b, const char *e)
 		}
 		p -= 8;
 	}
-	while (p > b && hex_digit(p[-1]))
+	while (p > b && kp_conv_xdigit(p[-1]))
 		p--;
 done:
 	if (p == e || e - p > 16 || p - b < 2 || p[-1] != 'x' || p[-2] != '0')
@@ -515,8 +509,9 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 		if (!plus) {
 			/* no offset: not if the parser could take one */
 			for (plus = e - 1; plus > sh->mod; plus--)
-				if (!hex_digit(plus[-1]) && plus[-1] != 'x' &&
-				    plus[-1] != 'X' && plus[-1] != '/')
+				if (!kp_conv_xdigit(plus[-1]) &&
+				    plus[-1] != 'x' && plus[-1] != 'X' &&
+				    plus[-1] != '/')
 					break;
 			if (plus > sh->mod && plus[-1] == '+')
 				return false;
