@@ -5,12 +5,13 @@
 # "# duration:" x the CPUs sampled, within 10%.
 . "$(dirname "$0")/lib.inc"
 
-near() { # near FILE RATE CPUS WHAT
+near() { # near FILE RATE CPUS WHAT STOLEN
 	local n dur want
 	n=$(meta "$1" samples)
 	dur=$(meta "$1" duration | cut -d' ' -f1)
-	want=$(awk -v d="$dur" -v r="$2" -v c="$3" 'BEGIN { printf "%d", r * d * c }')
-	echo "$4: $n samples, expected $want ($2/s x $dur s x $3)"
+	want=$(awk -v d="$dur" -v r="$2" -v c="$3" -v s="$5" \
+		'BEGIN { printf "%d", r * (d * c - s) }')
+	echo "$4: $n samples, expected $want ($2/s x ($dur s x $3 - $5 s stolen)), lost $(meta "$1" lost)"
 	awk -v n="$n" -v w="$want" 'BEGIN { exit !(w > 0 && n >= 0.9 * w && n <= 1.1 * w) }' ||
 		fail "$4: $n samples, not within 10% of $want"
 	[ "$n" = "$(total "$1")" ] || fail "$4: the records do not add up to # samples"
@@ -20,17 +21,23 @@ near() { # near FILE RATE CPUS WHAT
 busy 5
 sleep 0.1
 # -C 0: one CPU
+s0=$(stolen cpu0)
 kp-sample -e cpu-clock -C 0 -d 0.7 > "$T/c0" || fail "-C 0: exit $?"
+st=$(awk -v a="$s0" -v b="$(stolen cpu0)" 'BEGIN { print b - a }')
 [ "$(meta "$T/c0" cpus)" = 0 ] || fail "-C 0: # cpus: $(meta "$T/c0" cpus)"
-near "$T/c0" 997 1 "-C 0"
+near "$T/c0" 997 1 "-C 0" "$st"
 # -c: one sample every 2 ms of cpu-clock = 500/s
+s0=$(stolen cpu)
 kp-sample -e cpu-clock -a -c 2000000 -d 0.7 > "$T/c" || fail "-c: exit $?"
+st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
 [ "$(meta "$T/c" period)" = 2000000 ] && [ -z "$(meta "$T/c" frequency)" ] || fail "-c: # period"
-near "$T/c" 500 "$NCPU" "-c 2000000"
+near "$T/c" 500 "$NCPU" "-c 2000000" "$st"
 # -F 1999
+s0=$(stolen cpu)
 kp-sample -e cpu-clock -a -F 1999 -d 0.7 > "$T/f" || fail "-F: exit $?"
+st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
 [ "$(meta "$T/f" frequency)" = 1999 ] || fail "-F: # frequency"
-near "$T/f" 1999 "$NCPU" "-F 1999"
+near "$T/f" 1999 "$NCPU" "-F 1999" "$st"
 
 # -a with a command, the CPUs held by loops ahead of it (a negative
 # nice, as root): the command waits for a CPU before its exec, sampled
@@ -44,9 +51,11 @@ if [ "$(id -u)" = 0 ]; then
 	done
 	BUSY_PIDS="$BUSY_PIDS $hogs"
 	sleep 0.1
+	s0=$(stolen cpu)
 	kp-sample -e cpu-clock -a -F 1999 sleep 0.3 > "$T/ac" 2> /dev/null || fail "-a with a command: exit $?"
+	st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
 	kill $hogs
-	near "$T/ac" 1999 "$NCPU" "-a with a command, the CPUs busy"
+	near "$T/ac" 1999 "$NCPU" "-a with a command, the CPUs busy" "$st"
 fi
 
 # -p: one busy process among several; it ends, and so does sampling
