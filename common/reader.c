@@ -290,6 +290,15 @@ word(const char *p)
 	return v;
 }
 
+static inline uint32_t
+word32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
 static inline uint64_t
 mix(uint64_t a, uint64_t b)
 {
@@ -311,7 +320,15 @@ line_hash(const char *s, size_t len)
 	uint64_t h, v = 0;
 
 	if (len < 8) {
-		memcpy(&v, s, len);
+		/* every byte in v, without a memcpy of a variable length (a
+		 * call, its bytes then read back as one word: "kernel", the
+		 * module of most frame lines, cost kp-inclusive 4% here) */
+		if (len >= 4)
+			v = (uint64_t)word32(s) << 32 | word32(s + len - 4);
+		else if (len > 0)
+			v = (uint64_t)(unsigned char)s[0] << 16 |
+			    (uint64_t)(unsigned char)s[len >> 1] << 8 |
+			    (unsigned char)s[len - 1];
 		return mix(v ^ 0xa0761d6478bd642full,
 			   len ^ 0x9e3779b97f4a7c15ull);
 	}
