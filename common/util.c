@@ -263,7 +263,7 @@ kp_hash(const void *p, size_t len)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, a, b;
-	size_t i = 0;
+	size_t i = 0, r;
 
 	/* longer keys (stacks, blocks of lines): 48 bytes a round in three
 	 * independent multiplies, as wyhash does */
@@ -289,12 +289,36 @@ kp_hash(const void *p, size_t len)
 		memcpy(&b, s + i + 8, 8);
 		h = mix(a ^ 0xa0761d6478bd642full, b ^ h);
 	}
+	/*
+	 * The last 0-15 bytes, the first 8 in a, the rest in b, zero-filled
+	 * above: read as whole words that may overlap what is hashed
+	 * already and shifted down, not with a memcpy of a variable length
+	 * (a call, whose bytes read back as one word wait for it; a frame
+	 * is 60 bytes, a stack often an odd number of pointers).  The same
+	 * values as those memcpys' (kp-flame's colours come from them).
+	 */
 	a = b = 0;
-	if (len - i > 8) {
+	r = len - i;
+	if (r >= 8) {
 		memcpy(&a, s + i, 8);
-		memcpy(&b, s + i + 8, len - i - 8);
-	} else if (len > i) {
-		memcpy(&a, s + i, len - i);
+		if (r > 8) {
+			memcpy(&b, s + len - 8, 8);
+			b >>= 8 * (16 - r);
+		}
+	} else if (r >= 4) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, s + i, 4);
+		memcpy(&hi, s + len - 4, 4);
+		a = lo;
+		if (r > 4)
+			a |= (uint64_t)(hi >> 8 * (8 - r)) << 32;
+	} else if (r > 0) {
+		a = s[i];
+		if (r > 1)
+			a |= (uint64_t)s[i + 1] << 8;
+		if (r > 2)
+			a |= (uint64_t)s[i + 2] << 16;
 	}
 	return mix(a ^ 0xe7037ed1a0b428dbull, b ^ h ^ 0x8ebc6af09c88c6e3ull);
 }

@@ -11,6 +11,44 @@
 
 #include "check.h"
 
+/*
+ * kp_hash reads its key's last bytes as words that may overlap (not byte
+ * by byte): every byte of the key changes the hash, none outside it
+ * does, wherever the key lies.  (Its values are fixed too: kp-flame's
+ * colours come from them, and tests/kp-flame's SVGs hold those.)
+ */
+static void
+test_hash_bytes(void)
+{
+	unsigned char buf[160 + 16], key[160];
+	size_t len, off, k;
+	uint64_t h;
+	int bad_place = 0, bad_byte = 0;
+
+	srand(7);
+	for (k = 0; k < sizeof(key); k++)
+		key[k] = (unsigned char)rand();
+	for (len = 0; len <= 150; len++) {
+		h = kp_hash(key, len);
+		for (off = 0; off < 16; off++) {
+			for (k = 0; k < sizeof(buf); k++)
+				buf[k] = (unsigned char)rand();
+			memcpy(buf + off, key, len);
+			bad_place += kp_hash(buf + off, len) != h;
+		}
+		for (k = 0; k < len; k++) {
+			key[k] ^= 0x01;
+			bad_byte += kp_hash(key, len) == h;
+			key[k] ^= 0x81;
+			bad_byte += kp_hash(key, len) == h;
+			key[k] ^= 0x80;
+		}
+	}
+	CHECK(bad_place == 0);
+	CHECK(bad_byte == 0);
+	CHECK(kp_hash(key, 0) != kp_hash(key, 1));
+}
+
 static void
 test_parse_u64(void)
 {
@@ -749,6 +787,7 @@ int
 main(void)
 {
 	test_parse_u64();
+	test_hash_bytes();
 	test_frame_parse();
 	test_annotation_file_line();
 	test_intern();
