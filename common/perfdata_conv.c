@@ -831,14 +831,14 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 			snprintf(jit, sizeof(jit), "/tmp/perf-%d.map",
 				 (int)r->pid);
 			kp_procs_mmap(c->procs, r->pid, r->start, r->len,
-				      r->start, kp_intern_str(jit), NULL);
+				      r->start, jit, NULL);
 			break;
 		}
 		bid = r->build_id[0] ? r->build_id
 				     : kp_pd_build_id(c->pd, r->path);
+		/* (it interns the names) */
 		kp_procs_mmap(c->procs, r->pid, r->start, r->len, r->pgoff,
-			      kp_intern_str(r->path), bid ? kp_intern_str(bid)
-							  : NULL);
+			      r->path, bid);
 		break;
 	default:
 		break;
