@@ -9,7 +9,7 @@ busy 1.6
 sleep 0.2
 s0=$(stolen cpu)
 kp-sample -a -d 1 -F 997 > "$T/out" 2> "$T/err" || fail "exit $?: $(cat "$T/err")"
-st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
+st=$(stolen cpu "$s0")
 complete "$T/out" || fail "no final '!'"
 n=$(meta "$T/out" samples)
 sum=$(total "$T/out")

@@ -23,19 +23,19 @@ sleep 0.1
 # -C 0: one CPU
 s0=$(stolen cpu0)
 kp-sample -e cpu-clock -C 0 -d 0.7 > "$T/c0" || fail "-C 0: exit $?"
-st=$(awk -v a="$s0" -v b="$(stolen cpu0)" 'BEGIN { print b - a }')
+st=$(stolen cpu0 "$s0")
 [ "$(meta "$T/c0" cpus)" = 0 ] || fail "-C 0: # cpus: $(meta "$T/c0" cpus)"
 near "$T/c0" 997 1 "-C 0" "$st"
 # -c: one sample every 2 ms of cpu-clock = 500/s
 s0=$(stolen cpu)
 kp-sample -e cpu-clock -a -c 2000000 -d 0.7 > "$T/c" || fail "-c: exit $?"
-st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
+st=$(stolen cpu "$s0")
 [ "$(meta "$T/c" period)" = 2000000 ] && [ -z "$(meta "$T/c" frequency)" ] || fail "-c: # period"
 near "$T/c" 500 "$NCPU" "-c 2000000" "$st"
 # -F 1999
 s0=$(stolen cpu)
 kp-sample -e cpu-clock -a -F 1999 -d 0.7 > "$T/f" || fail "-F: exit $?"
-st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
+st=$(stolen cpu "$s0")
 [ "$(meta "$T/f" frequency)" = 1999 ] || fail "-F: # frequency"
 near "$T/f" 1999 "$NCPU" "-F 1999" "$st"
 
@@ -53,7 +53,7 @@ if [ "$(id -u)" = 0 ]; then
 	sleep 0.1
 	s0=$(stolen cpu)
 	kp-sample -e cpu-clock -a -F 1999 sleep 0.3 > "$T/ac" 2> /dev/null || fail "-a with a command: exit $?"
-	st=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
+	st=$(stolen cpu "$s0")
 	kill $hogs
 	near "$T/ac" 1999 "$NCPU" "-a with a command, the CPUs busy" "$st"
 fi

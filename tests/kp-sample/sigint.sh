@@ -13,7 +13,7 @@ for sig in INT TERM; do
 	kill -$sig $pid
 	wait $pid
 	st=$?
-	st_s=$(awk -v a="$s0" -v b="$(stolen cpu)" 'BEGIN { print b - a }')
+	st_s=$(stolen cpu "$s0")
 	[ $st = 0 ] || fail "SIG$sig: exit $st: $(cat "$T/err.$sig")"
 	complete "$T/out.$sig" || fail "SIG$sig: no final '!'"
 	n=$(meta "$T/out.$sig" samples)
