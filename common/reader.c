@@ -208,7 +208,8 @@ kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key)
 void
 kp_reader_key_ignores(struct kp_reader *rd, unsigned what)
 {
-	rd->ignores = what;
+	/* without a key every line is its own frame: nothing is ignored */
+	rd->ignores = rd->key ? what : 0;
 }
 
 const uint32_t *
