@@ -36,7 +36,6 @@ canon(const char *path, size_t *len)
 	return buf;
 }
 
-
 /* The records of path and where they end, and the lines skipped. */
 static char *
 records(const char *path, bool fast, size_t *len)

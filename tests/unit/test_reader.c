@@ -21,7 +21,6 @@
 #include "check.h"
 
 static char path[] = "/tmp/kp-test-reader-XXXXXX";
-
 static char errpath[] = "/tmp/kp-test-reader-err-XXXXXX";
 
 static void
