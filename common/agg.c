@@ -304,55 +304,67 @@ kp_agg_sort(struct kp_agg *agg, int (*cmp)(const void *, const void *))
 		qsort(agg->order, agg->len, sizeof(*agg->order), cmp);
 }
 
-/* A record read, waiting to be added (read_into). */
-struct behind {
-	const struct kp_frame **frames;
-	size_t n, cap;
-	uint64_t count, h;
-};
+void
+kp_agg_late_add(struct kp_agg_late *l, struct kp_agg *agg,
+		const struct kp_frame *const *frames, size_t n, uint64_t count)
+{
+	struct kp_agg_behind *b = &l->q[l->given % 3];
 
-/*
- * The records of rd into agg, each added two records after it is read:
- * its slot in the index is fetched from memory as it is read, its entry
- * as the next one is, and by the time it is added both are in the
- * cache (on a real capture the index and its entries are megabytes,
- * and each record waited for memory twice).  The records are added in
- * the order they are read; only when changes.
- */
+	settle(agg);
+	if (b->cap < n) {
+		b->cap = n * 2;
+		b->frames = kp_xrealloc(b->frames, b->cap * sizeof(*b->frames));
+	}
+	memcpy(b->frames, frames, n * sizeof(*frames));
+	b->agg = agg;
+	b->n = n;
+	b->count = count;
+	b->h = kp_hash(b->frames, n * sizeof(*b->frames));
+	hint_slot(agg, b->h);
+	if (l->given > l->added) {
+		b = &l->q[(l->given - 1) % 3];
+		hint_entry(b->agg, b->h);
+	}
+	if (++l->given - l->added == 3) {
+		b = &l->q[l->added++ % 3];
+		add_hashed(b->agg, b->frames, b->n, b->count, b->h);
+	}
+}
+
+void
+kp_agg_late_end(struct kp_agg_late *l)
+{
+	struct kp_agg_behind *b;
+
+	while (l->added < l->given) {
+		b = &l->q[l->added++ % 3];
+		settle(b->agg);
+		add_hashed(b->agg, b->frames, b->n, b->count, b->h);
+	}
+}
+
+void
+kp_agg_late_free(struct kp_agg_late *l)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		free(l->q[i].frames);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The records of rd into agg, each added late (kp_agg_late_add). */
 static void
 read_into(struct kp_agg *agg, struct kp_reader *rd)
 {
-	struct behind q[3], *b;
+	struct kp_agg_late late;
 	const struct kp_stack *st;
-	size_t i = 0, j;
 
-	memset(q, 0, sizeof(q));
-	settle(agg);
-	for (; (st = kp_reader_next(rd)) != NULL; i++) {
-		b = &q[i % 3];
-		if (b->cap < st->n) {
-			b->cap = st->n * 2;
-			b->frames = kp_xrealloc(b->frames,
-						b->cap * sizeof(*b->frames));
-		}
-		memcpy(b->frames, st->frames, st->n * sizeof(*st->frames));
-		b->n = st->n;
-		b->count = st->count;
-		b->h = kp_hash(b->frames, b->n * sizeof(*b->frames));
-		hint_slot(agg, b->h);
-		if (i >= 1)
-			hint_entry(agg, q[(i - 1) % 3].h);
-		if (i >= 2) {
-			b = &q[(i - 2) % 3];
-			add_hashed(agg, b->frames, b->n, b->count, b->h);
-		}
-	}
-	for (j = i >= 2 ? i - 2 : 0; j < i; j++) {
-		b = &q[j % 3];
-		add_hashed(agg, b->frames, b->n, b->count, b->h);
-	}
-	for (j = 0; j < 3; j++)
-		free(q[j].frames);
+	memset(&late, 0, sizeof(late));
+	while ((st = kp_reader_next(rd)) != NULL)
+		kp_agg_late_add(&late, agg, st->frames, st->n, st->count);
+	kp_agg_late_end(&late);
+	kp_agg_late_free(&late);
 }
 
 void

@@ -34,6 +34,33 @@ int kp_agg_add(struct kp_agg *agg, const struct kp_frame *const *frames,
 void kp_agg_add_or_skip(struct kp_agg *agg, struct kp_input *in,
 			const struct kp_frame *const *frames, size_t n,
 			uint64_t count);
+/*
+ * Stacks added late: each when two more have been given, so that its
+ * slot in the index is fetched from memory as it is given and its entry
+ * as the next one is, and by the time it is added both are in the
+ * cache (on a capture of mostly distinct stacks the index and its
+ * entries are megabytes, and each add waited for memory twice).  They
+ * are added in the order given, each to its own agg, as
+ * kp_agg_add_or_skip adds; the last two only at kp_agg_late_end, which
+ * the caller calls before its aggs are read.  A zeroed struct is empty.
+ */
+struct kp_agg_behind {
+	struct kp_agg *agg;
+	const struct kp_frame **frames;
+	size_t n, cap;
+	uint64_t count, h;
+};
+struct kp_agg_late {
+	struct kp_agg_behind q[3];
+	size_t given, added;
+};
+void kp_agg_late_add(struct kp_agg_late *l, struct kp_agg *agg,
+		     const struct kp_frame *const *frames, size_t n,
+		     uint64_t count);
+/* Every stack given added. */
+void kp_agg_late_end(struct kp_agg_late *l);
+/* Its buffers freed (what was not added is dropped); zeroed. */
+void kp_agg_late_free(struct kp_agg_late *l);
 /* Every stack of src added to agg, in src's order (a converter's second
  * thread's stacks after its first's). */
 void kp_agg_add_agg(struct kp_agg *agg, const struct kp_agg *src);

@@ -64,6 +64,7 @@ struct perf {
 	const struct kp_frame *procs[PROC_CACHE];
 	struct kp_agg *agg0; /* the caller's: the first event's */
 	struct kp_perf_event *ev; /* the current sample's event */
+	struct kp_agg_late late; /* the stacks ended, added two later */
 	struct kp_slots blocks; /* the block cache (see "blocks" below) */
 	struct kp_pool pool;	/* cached lines */
 	struct kp_pool bpool;	/* cached blocks: freed with their table */
@@ -713,12 +714,15 @@ proc_frame(struct perf *pf, const struct hdr *h)
 }
 
 /*
- * The sample is complete: its stack goes into the aggregation, whose
- * entry for it is returned (NULL if it was not kept).  memo: the entry
- * is already known (a cached block's), the frames were not pushed.
+ * The sample is complete: its stack goes into the aggregation.  With
+ * entry, at once, and its entry is returned (NULL if it was not kept);
+ * else two samples later (kp_agg_late_add: its slot and entry are
+ * fetched from memory meanwhile), and NULL is returned.  memo: the
+ * entry is already known (a cached block's), the frames were not
+ * pushed.
  */
 static struct kp_stack *
-end_sample(struct perf *pf, struct kp_stack *memo)
+sample_done(struct perf *pf, struct kp_stack *memo, bool entry)
 {
 	struct kp_stack *st = NULL;
 
@@ -740,15 +744,29 @@ end_sample(struct perf *pf, struct kp_stack *memo)
 					     kp_frame_make(0, 0, "[no stack]",
 							   NULL));
 			}
-			st = kp_agg_add_entry(pf->cv.agg, pf->in,
-					      pf->cv.frames, pf->cv.n,
-					      pf->weight);
+			if (entry) {
+				kp_agg_late_end(&pf->late);
+				st = kp_agg_add_entry(pf->cv.agg, pf->in,
+						      pf->cv.frames, pf->cv.n,
+						      pf->weight);
+			} else {
+				kp_agg_late_add(&pf->late, pf->cv.agg,
+						pf->cv.frames, pf->cv.n,
+						pf->weight);
+			}
 		}
 		pf->ev->samples++;
 	}
 	pf->cv.n = 0;
 	pf->in_sample = pf->skip_sample = pf->user_dropped = false;
 	return st;
+}
+
+/* The sample is complete (sample_done, no entry wanted). */
+static void
+end_sample(struct perf *pf, struct kp_stack *memo)
+{
+	sample_done(pf, memo, false);
 }
 
 static void
@@ -1178,7 +1196,7 @@ block(struct perf *pf)
 			k = b->memo_next;
 			b->memo_proc[k] = pf->proc;
 			b->memo_agg[k] = pf->cv.agg;
-			b->memo[k] = end_sample(pf, NULL);
+			b->memo[k] = sample_done(pf, NULL, true);
 			b->memo_next = (uint8_t)!k;
 		}
 		pf->orphan = false;
@@ -1423,6 +1441,7 @@ static void
 perf_free(struct perf *pf)
 {
 	kp_conv_free(&pf->cv);
+	kp_agg_late_free(&pf->late);
 	kp_slots_free(&pf->lines);
 	kp_slots_free(&pf->blocks);
 	kp_pool_free(&pf->pool);
@@ -1444,6 +1463,7 @@ read_lines(struct perf *pf)
 		perf_line(pf, line, len);
 	}
 	end_sample(pf, NULL);
+	kp_agg_late_end(&pf->late);
 }
 
 /*

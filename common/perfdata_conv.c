@@ -50,6 +50,8 @@ struct pdc {
 	struct kp_agg *direct; /* the caller's, for event direct_ev ... */
 	size_t direct_ev;      /* ... or SIZE_MAX: see kp_perfdata_convert */
 	struct kp_conv cv;     /* the stack being built */
+	struct kp_agg_late late; /* the stacks built, added to their aggs
+				  * two later (kp_agg_late_add) */
 	struct fent *ftab;     /* the frames of each address: see fent_get */
 	size_t fcap, fn;
 	struct want *wants;    /* the addresses of the stack being built */
@@ -639,8 +641,9 @@ sample(struct pdc *c, const struct kp_pd_rec *r)
 		c->cv.n = 0;
 		return;
 	}
-	c->cv.agg = c->aggs[r->ev];
-	kp_conv_flush(&c->cv, weight);
+	kp_agg_late_add(&c->late, c->aggs[r->ev], c->cv.frames, c->cv.n,
+			weight);
+	c->cv.n = 0;
 }
 
 /* ---- --off-cpu: sched:sched_switch samples to waits ---- */
@@ -663,8 +666,9 @@ on_span(const struct kp_offcpu_span *sp, void *arg)
 		snprintf(name, sizeof(name), "[%c]", sp->state ? sp->state : '?');
 		kp_conv_push(&c->cv, kp_frame_make(0, 0, name, NULL));
 	}
-	c->cv.agg = c->aggs[c->sw_ev];
-	kp_conv_flush(&c->cv, sp->ns);
+	kp_agg_late_add(&c->late, c->aggs[c->sw_ev], c->cv.frames, c->cv.n,
+			sp->ns);
+	c->cv.n = 0;
 }
 
 /*
@@ -882,6 +886,7 @@ finish(struct pdc *c, struct kp_agg *agg)
 	size_t i, len = 0, nlisted = 0;
 	int ik = -1;
 
+	kp_agg_late_end(&c->late); /* --off-cpu's last waits */
 	for (i = 0; i < kp_pd_nevents(c->pd); i++) {
 		e = kp_pd_event(c->pd, i);
 		if (e->dummy && e->nsamples == 0)
@@ -1147,7 +1152,7 @@ half_die(struct kp_trap *t)
  * first sample of the second half, in *r, when c converts the first.
  */
 static int
-convert_records(struct pdc *c, struct kp_pd_rec *r)
+records(struct pdc *c, struct kp_pd_rec *r)
 {
 	uint64_t done, total;
 	int st;
@@ -1178,6 +1183,16 @@ convert_records(struct pdc *c, struct kp_pd_rec *r)
 		record(c, r);
 		progress(c, false);
 	}
+	return st;
+}
+
+/* records(), its stacks all added to its aggs (see sample()). */
+static int
+convert_records(struct pdc *c, struct kp_pd_rec *r)
+{
+	int st = records(c, r);
+
+	kp_agg_late_end(&c->late);
 	return st;
 }
 
@@ -1223,6 +1238,7 @@ pdc_free(struct pdc *c, struct kp_agg *agg)
 		kp_agg_free(c->direct); /* a half's, its event not met */
 	free(c->aggs);
 	kp_conv_free(&c->cv);
+	kp_agg_late_free(&c->late);
 	free(c->kallsyms);
 	free(c->kload.build_id);
 	kp_pd_close(c->pd);

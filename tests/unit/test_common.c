@@ -684,6 +684,85 @@ test_agg_adopt(void)
 	kp_agg_free(a);
 }
 
+/*
+ * kp_agg_late_add: stacks of several lengths into two aggs, in turn,
+ * with repeats, give each agg what kp_agg_add gives, in its order, once
+ * kp_agg_late_end is called; before it the last two are not added.
+ * An adopted agg is joined before a late stack is added to it.
+ */
+static void
+test_agg_late(void)
+{
+	const struct kp_frame *f[300];
+	struct kp_agg_late late;
+	struct kp_agg *want[2], *got[2], *a, *b;
+	const struct kp_stack *x, *y;
+	size_t i, k, n;
+
+	for (i = 0; i < 300; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "late%zu", i);
+		f[i] = kp_frame_make(0, 0, name, NULL);
+	}
+	for (k = 0; k < 2; k++) {
+		want[k] = kp_agg_new();
+		got[k] = kp_agg_new();
+	}
+	memset(&late, 0, sizeof(late));
+	for (i = 0; i < 5000; i++) {
+		/* 1 to 40 frames from a start that repeats: stacks again */
+		k = (i * 7) % 2;
+		n = 1 + (i * 13) % 40;
+		CHECK(kp_agg_add(want[k], f + (i * 31) % 250, n, 1 + i % 3) ==
+		      0);
+		kp_agg_late_add(&late, got[k], f + (i * 31) % 250, n, 1 + i % 3);
+	}
+	kp_agg_late_end(&late);
+	for (k = 0; k < 2; k++) {
+		CHECK(kp_agg_len(got[k]) == kp_agg_len(want[k]));
+		CHECK(kp_agg_total(got[k]) == kp_agg_total(want[k]));
+		for (i = 0; i < kp_agg_len(want[k]) &&
+			    i < kp_agg_len(got[k]); i++) {
+			x = kp_agg_get(want[k], i);
+			y = kp_agg_get(got[k], i);
+			CHECK(x->n == y->n && x->count == y->count &&
+			      memcmp(x->frames, y->frames,
+				     x->n * sizeof(*x->frames)) == 0);
+		}
+	}
+	/* the last two wait for the end: here three new stacks */
+	kp_agg_late_add(&late, got[0], f + 260, 1, 1);
+	kp_agg_late_add(&late, got[0], f + 261, 1, 1);
+	kp_agg_late_add(&late, got[0], f + 262, 1, 1);
+	CHECK(kp_agg_len(got[0]) == kp_agg_len(want[0]) + 1);
+	kp_agg_late_end(&late);
+	CHECK(kp_agg_len(got[0]) == kp_agg_len(want[0]) + 3);
+	CHECK(kp_agg_get(got[0], kp_agg_len(got[0]) - 1)->frames[0] == f[262]);
+	kp_agg_late_end(&late); /* nothing more */
+	CHECK(kp_agg_len(got[0]) == kp_agg_len(want[0]) + 3);
+	for (k = 0; k < 2; k++) {
+		kp_agg_free(want[k]);
+		kp_agg_free(got[k]);
+	}
+	/* into an agg that adopted another: that one's stacks come first */
+	a = kp_agg_new();
+	b = kp_agg_new();
+	CHECK(kp_agg_add(a, f, 1, 1) == 0 && kp_agg_add(b, f + 1, 1, 1) == 0);
+	kp_agg_adopt(a, b);
+	kp_agg_late_add(&late, a, f + 2, 1, 1);
+	kp_agg_late_add(&late, a, f + 1, 1, 4);
+	kp_agg_late_add(&late, a, f + 3, 1, 1); /* f + 2 added here */
+	kp_agg_late_end(&late);
+	CHECK(kp_agg_len(a) == 4 && kp_agg_get(a, 1)->frames[0] == f[1] &&
+	      kp_agg_get(a, 1)->count == 5 &&
+	      kp_agg_get(a, 2)->frames[0] == f[2] &&
+	      kp_agg_get(a, 3)->frames[0] == f[3]);
+	kp_agg_free(a);
+	kp_agg_late_free(&late);
+	CHECK(late.given == 0 && late.added == 0 && late.q[0].frames == NULL);
+}
+
 /* kp_slots: every entry stays findable across growth */
 static void
 test_slots(void)
@@ -802,6 +881,7 @@ main(void)
 	test_slots_reserve_n();
 	test_agg_add_agg();
 	test_agg_adopt();
+	test_agg_late();
 	test_pool();
 	test_input_buffered();
 	return CHECK_DONE();
