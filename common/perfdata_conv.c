@@ -54,6 +54,7 @@ struct pdc {
 				  * two later (kp_agg_late_add) */
 	struct fent *ftab;     /* the frames of each address: see fent_get */
 	size_t fcap, fn;
+	struct kp_slots mkeys; /* of struct mkey (see there) */
 	struct want *wants;    /* the addresses of the stack being built */
 	size_t nwants, capwants;
 	struct name *names;    /* symbol -> name as perf2kp writes it */
@@ -268,44 +269,91 @@ enum { SP_KERNEL, SP_USER, SP_OTHER };
  */
 #define FENT_ABS (1u << 31) /* in a key's kind: keyed where mapped */
 
+/*
+ * The mapping part of a user address's key: the file, its build-id and
+ * the mapping's start less its offset (0 when keyed in the file), one
+ * interned copy per converter, so that an entry holds one pointer for
+ * the three and is 32 bytes: two to a cache line, none across two.  A
+ * mapping keeps its two keys (kp_map.key) once made.
+ */
+struct mkey {
+	uint64_t base;
+	const char *path; /* interned; NULL: none */
+	const char *bid;  /* interned build-id, or NULL */
+};
+
 struct fent {
-	uint64_t ip;	  /* the address, or with --functions its place in
-			   * the file (see above) */
-	uint64_t base;	  /* user: the mapping's start less its offset
-			   * (--functions: 0 unless FENT_ABS) */
-	const char *path; /* user: the file (interned); NULL: none */
-	const char *bid;  /* its build-id (interned) or NULL */
-	uint32_t kind;	  /* (space + 1) << 16 | resolver flags, or'd with
-			   * FENT_ABS; 0: free */
-	uint32_t n;	  /* frames; 0: a mark (see above) */
+	uint64_t ip;		 /* the address, or with --functions its
+				  * place in the file (see above) */
+	const struct mkey *mk;	 /* user: its mapping's key; NULL: none */
+	uint32_t kind;		 /* (space + 1) << 16 | resolver flags,
+				  * or'd with FENT_ABS; 0: free */
+	uint32_t n;		 /* frames; 0: a mark (see above) */
 	union {
 		const struct kp_frame *one;   /* n == 1 */
 		const struct kp_frame **many; /* n > 1 */
 	} fr;
 };
+_Static_assert(sizeof(struct fent) == 32, "a frame table entry: 32 bytes");
 
 /* An address of a stack being built, and its key in the table. */
 struct want {
 	uint64_t ip, h;
 	const struct kp_map *m; /* user: its mapping, if any */
 	uint32_t kind;
-	uint64_t kip, kbase; /* the key's ip and base */
-	uint32_t kkind;	     /* the key's kind */
-	bool rel;	     /* keyed by its place in the file */
+	uint64_t kip;		 /* the key's ip */
+	const struct mkey *mk;	 /* the key's mapping */
+	uint32_t kkind;		 /* the key's kind */
+	bool rel;		 /* keyed by its place in the file */
 };
 
 static uint64_t
-fent_hash(uint64_t ip, uint64_t base, const char *path, const char *bid,
-	  uint32_t kind)
+fent_hash(uint64_t ip, const struct mkey *mk, uint32_t kind)
 {
-	uint64_t h = ip ^ base * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)(uintptr_t)path * 0xc2b2ae3d27d4eb4full ^
-		     (uint64_t)(uintptr_t)bid * 0x165667b19e3779f9ull ^
+	uint64_t h = ip ^ (uint64_t)(uintptr_t)mk * 0x9e3779b97f4a7c15ull ^
 		     (uint64_t)kind << 40;
 
 	h ^= h >> 31;
 	h *= 0xd6e8feb86659fd93ull;
 	return h ^ h >> 32;
+}
+
+/* The key of m's file mapped at base (0: keyed in the file): slot 1 if
+ * so, else 0, in m's cache. */
+static const struct mkey *
+mkey_of(struct pdc *c, const struct kp_map *m, uint64_t base, int slot)
+{
+	struct kp_map *mm = (struct kp_map *)(uintptr_t)m; /* the converter's */
+	const struct mkey *k;
+	struct mkey *nk;
+	struct kp_slot *sl;
+	uint64_t h;
+	size_t mask, i;
+
+	if (m->key[slot])
+		return m->key[slot];
+	h = kp_hash(&base, sizeof(base)) ^
+	    (uint64_t)(uintptr_t)m->path * 0xc2b2ae3d27d4eb4full ^
+	    (uint64_t)(uintptr_t)m->build_id * 0x165667b19e3779f9ull;
+	kp_slots_reserve(&c->mkeys, 64);
+	mask = c->mkeys.cap - 1;
+	for (i = h & mask; (sl = &c->mkeys.tab[i])->p; i = (i + 1) & mask) {
+		k = sl->p;
+		if (sl->hash == h && k->base == base && k->path == m->path &&
+		    k->bid == m->build_id) {
+			mm->key[slot] = k;
+			return k;
+		}
+	}
+	nk = kp_pool_alloc(&c->pool, sizeof(*nk));
+	nk->base = base;
+	nk->path = m->path;
+	nk->bid = m->build_id;
+	sl->hash = h;
+	sl->p = nk;
+	c->mkeys.n++;
+	mm->key[slot] = nk;
+	return nk;
 }
 
 static void
@@ -323,7 +371,7 @@ ftab_grow(struct pdc *c)
 		e = &old[i];
 		if (!e->kind)
 			continue;
-		j = fent_hash(e->ip, e->base, e->path, e->bid, e->kind) & mask;
+		j = fent_hash(e->ip, e->mk, e->kind) & mask;
 		while (c->ftab[j].kind)
 			j = (j + 1) & mask;
 		c->ftab[j] = *e;
@@ -347,9 +395,7 @@ fent_put(struct pdc *c, const struct want *w,
 		;
 	e = &c->ftab[i];
 	e->ip = w->kip;
-	e->base = w->kbase;
-	e->path = w->m ? w->m->path : NULL;
-	e->bid = w->m ? w->m->build_id : NULL;
+	e->mk = w->mk;
 	e->kind = w->kkind;
 	e->n = (uint32_t)n;
 	if (n == 1) {
@@ -370,18 +416,16 @@ want_key(struct pdc *c, struct want *w, bool abs)
 	uint64_t base = m ? m->start - m->pgoff : 0;
 
 	w->kip = w->ip;
-	w->kbase = base;
 	w->kkind = w->kind;
 	w->rel = false;
 	if (abs) {
 		w->kkind |= FENT_ABS;
 	} else if (m && m->path && c->po->functions) {
 		w->kip = w->ip - base;
-		w->kbase = 0;
 		w->rel = true;
 	}
-	w->h = fent_hash(w->kip, w->kbase, m ? m->path : NULL,
-			 m ? m->build_id : NULL, w->kkind);
+	w->mk = m ? mkey_of(c, m, w->rel ? 0 : base, w->rel) : NULL;
+	w->h = fent_hash(w->kip, w->mk, w->kkind);
 }
 
 /* w's entry, made (resolved) if new; a mark if one. */
@@ -389,15 +433,12 @@ static const struct fent *
 fent_find(struct pdc *c, const struct want *w)
 {
 	const struct kp_frame *fr[KP_RES_MAX];
-	const char *path = w->m ? w->m->path : NULL;
-	const char *bid = w->m ? w->m->build_id : NULL;
 	size_t mask = c->fcap - 1, i, k, n;
 	struct fent *e;
 	struct want a;
 
 	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
-		if (e->ip == w->kip && e->kind == w->kkind &&
-		    e->path == path && e->base == w->kbase && e->bid == bid)
+		if (e->ip == w->kip && e->mk == w->mk && e->kind == w->kkind)
 			return e;
 	if (w->kind >> 16 == SP_KERNEL + 1) {
 		if (!c->kernel_tried)
@@ -485,10 +526,7 @@ push_wants(struct pdc *c, const struct kp_pd_rec *r)
 			w->m = p ? kp_proc_map_back(p, w->ip) : NULL;
 		}
 		want_key(c, w, false);
-		/* both lines an entry may cross */
-		e = &c->ftab[w->h & (c->fcap - 1)];
-		__builtin_prefetch(e);
-		__builtin_prefetch((const char *)(e + 1) - 1);
+		__builtin_prefetch(&c->ftab[w->h & (c->fcap - 1)]);
 	}
 	for (i = 0; i < c->nwants; i++) {
 		e = fent_get(c, &c->wants[i]);
@@ -1217,6 +1255,7 @@ drop_caches(struct pdc *c, bool keep_unwinder)
 	c->names = NULL;
 	c->capnames = c->nnames = 0;
 	kp_pool_free(&c->pool);
+	kp_slots_free(&c->mkeys);
 	kp_procs_free(c->procs);
 	c->procs = NULL;
 	kp_resolver_free(c->res);

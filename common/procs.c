@@ -257,6 +257,7 @@ add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
 	p->maps[i].pgoff = pgoff;
 	p->maps[i].path = kp_intern_str(path);
 	p->maps[i].build_id = build_id ? kp_intern_str(build_id) : NULL;
+	p->maps[i].key[0] = p->maps[i].key[1] = NULL;
 	p->nmaps++;
 }
 

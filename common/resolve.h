@@ -108,6 +108,9 @@ struct kp_map {
 	uint64_t start, end, pgoff;
 	const char *path;
 	const char *build_id;
+	/* the perf.data converter's two keys of it (perfdata_conv.c,
+	 * struct mkey), made when first wanted: NULL until then */
+	const void *key[2];
 };
 
 struct kp_resolver *kp_resolver_new(unsigned flags);
