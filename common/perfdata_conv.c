@@ -363,8 +363,10 @@ ftab_grow(struct pdc *c)
 	size_t cap = c->fcap, i, j, mask;
 
 	c->fcap = cap ? cap * 2 : 1u << 14;
-	/* written, not calloc'd (see kp_slots_grow) */
-	c->ftab = kp_xmalloc(c->fcap * sizeof(*c->ftab));
+	/* on a cache line's start, so that no entry crosses one; written,
+	 * not calloc'd (see kp_slots_grow) */
+	if (posix_memalign((void **)&c->ftab, 64, c->fcap * sizeof(*c->ftab)))
+		kp_die("out of memory");
 	memset(c->ftab, 0, c->fcap * sizeof(*c->ftab));
 	mask = c->fcap - 1;
 	for (i = 0; i < cap; i++) {
