@@ -49,7 +49,7 @@ struct pdc {
 	size_t naggs;
 	struct kp_agg *direct; /* the caller's, for event direct_ev ... */
 	size_t direct_ev;      /* ... or SIZE_MAX: see kp_perfdata_convert */
-	struct kp_conv cv;     /* the stack being built */
+	struct kp_conv cv;     /* the stack being built (its frames only) */
 	struct kp_agg_late late; /* the stacks built, added to their aggs
 				  * two later (kp_agg_late_add) */
 	struct fent *ftab;     /* the frames of each address: see fent_get */
@@ -318,41 +318,38 @@ fent_hash(uint64_t ip, const struct mkey *mk, uint32_t kind)
 	return h ^ h >> 32;
 }
 
-/* The key of m's file mapped at base (0: keyed in the file): slot 1 if
- * so, else 0, in m's cache. */
+/* m's key: where it is mapped, or (rel) in the file; made (interned
+ * in c) and kept in m the first time. */
 static const struct mkey *
-mkey_of(struct pdc *c, const struct kp_map *m, uint64_t base, int slot)
+mkey_of(struct pdc *c, const struct kp_map *m, bool rel)
 {
 	struct kp_map *mm = (struct kp_map *)(uintptr_t)m; /* the converter's */
+	struct mkey want = { rel ? 0 : m->start - m->pgoff, m->path,
+			     m->build_id };
 	const struct mkey *k;
 	struct mkey *nk;
 	struct kp_slot *sl;
 	uint64_t h;
 	size_t mask, i;
 
-	if (m->key[slot])
-		return m->key[slot];
-	h = kp_hash(&base, sizeof(base)) ^
-	    (uint64_t)(uintptr_t)m->path * 0xc2b2ae3d27d4eb4full ^
-	    (uint64_t)(uintptr_t)m->build_id * 0x165667b19e3779f9ull;
+	if (m->key[rel])
+		return m->key[rel];
+	h = kp_hash(&want, sizeof(want));
 	kp_slots_reserve(&c->mkeys, 64);
 	mask = c->mkeys.cap - 1;
 	for (i = h & mask; (sl = &c->mkeys.tab[i])->p; i = (i + 1) & mask) {
 		k = sl->p;
-		if (sl->hash == h && k->base == base && k->path == m->path &&
-		    k->bid == m->build_id) {
-			mm->key[slot] = k;
+		if (sl->hash == h && memcmp(k, &want, sizeof(want)) == 0) {
+			mm->key[rel] = k;
 			return k;
 		}
 	}
 	nk = kp_pool_alloc(&c->pool, sizeof(*nk));
-	nk->base = base;
-	nk->path = m->path;
-	nk->bid = m->build_id;
+	*nk = want;
 	sl->hash = h;
 	sl->p = nk;
 	c->mkeys.n++;
-	mm->key[slot] = nk;
+	mm->key[rel] = nk;
 	return nk;
 }
 
@@ -426,7 +423,7 @@ want_key(struct pdc *c, struct want *w, bool abs)
 		w->kip = w->ip - base;
 		w->rel = true;
 	}
-	w->mk = m ? mkey_of(c, m, w->rel ? 0 : base, w->rel) : NULL;
+	w->mk = m ? mkey_of(c, m, w->rel) : NULL;
 	w->h = fent_hash(w->kip, w->mk, w->kkind);
 }
 
@@ -1549,7 +1546,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	c.res = kp_resolver_new(0);
 	c.procs = kp_procs_new();
 	c.tty = isatty(2) && !kp_quiet;
-	kp_conv_init(&c.cv, agg, in);
+	kp_conv_init(&c.cv, NULL, in); /* its stacks go in by c.late */
 	if (c.o->offcpu) {
 		c.off = kp_offcpu_new();
 		c.sw_ev = -1;
