@@ -20,7 +20,8 @@
 void kp_write_frame(FILE *out, const struct kp_frame *f);
 /* All metadata lines. */
 void kp_write_meta(FILE *out);
-/* "!", the frames, the count line. */
+/* "!", the frames, the count line.  The frames are kp_frame_intern's
+ * (an agg's are): the line of one written before is copied. */
 void kp_write_stack(FILE *out, const struct kp_stack *st);
 /* The final "!" that marks a complete stream. */
 void kp_write_end(FILE *out);

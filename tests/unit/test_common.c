@@ -463,6 +463,65 @@ test_quoted_round_trip(void)
 	free(buf);
 }
 
+/* kp_write_stack copies the line of a frame it wrote before: each record,
+ * its frames written again and again (and new frames interned between
+ * records), must read as kp_write_frame makes each line anew. */
+static void
+test_write_repeats(void)
+{
+	static const char *names[] = { "vfs_read", "a [b]", "f+0x1f/0x20",
+				       "x (inline)", NULL, "\"q\"", "plain" };
+	static const char *modules[] = { NULL, "kernel", "/usr/lib/x.so" };
+	const struct kp_frame *fr[300], *st_fr[40];
+	struct kp_stack st = { st_fr, 0, 0 };
+	char *got, *want;
+	size_t i, j, glen, wlen, nfr = 0;
+	unsigned seed = 7;
+	FILE *g, *w;
+
+	g = open_memstream(&got, &glen);
+	w = open_memstream(&want, &wlen);
+	for (i = 0; i < 3000; i++) {
+		if (nfr < 300 && i % 10 == 0) {
+			/* a new frame, interned between records */
+			struct kp_frame f;
+
+			memset(&f, 0, sizeof(f));
+			f.addr = 0xffffffff81000000ull + nfr * 0x40;
+			f.sym = kp_intern_str(names[nfr % 7]);
+			f.module = kp_intern_str(modules[nfr % 3]);
+			f.flags = KP_F_ADDR;
+			if (f.sym && nfr % 2) {
+				f.off = nfr;
+				f.size = 0x100;
+				f.flags |= KP_F_OFF | KP_F_SIZE;
+			}
+			if (nfr % 5 == 0) {
+				f.file = kp_intern_str("src/a.c");
+				f.line = (uint32_t)nfr;
+			}
+			if (nfr % 11 == 0)
+				f.flags |= KP_F_INLINE;
+			fr[nfr++] = kp_frame_intern(&f);
+		}
+		st.n = 1 + (seed = seed * 1103515245u + 12345u) % 40;
+		for (j = 0; j < st.n; j++)
+			st_fr[j] = fr[(seed = seed * 1103515245u + 12345u) %
+				      nfr];
+		st.count = i + 1;
+		kp_write_stack(g, &st);
+		fputs("!\n", w);
+		for (j = 0; j < st.n; j++)
+			kp_write_frame(w, st_fr[j]);
+		fprintf(w, "\t%zu\n", i + 1);
+	}
+	fclose(g);
+	fclose(w);
+	CHECK(glen == wlen && memcmp(got, want, glen) == 0);
+	free(got);
+	free(want);
+}
+
 /* kp_agg_add_entry / kp_agg_add_again: the handle counts the same stack */
 static void
 test_agg_entry(void)
@@ -876,6 +935,7 @@ main(void)
 	test_meta();
 	test_frame_name();
 	test_quoted_round_trip();
+	test_write_repeats();
 	test_agg_entry();
 	test_slots();
 	test_slots_reserve_n();
