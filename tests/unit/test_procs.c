@@ -7,6 +7,7 @@
  * wins, mappings replace what they overlap; return addresses are marked,
  * context markers dropped, user mode without user stacks is [user].
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -301,6 +302,56 @@ test_offsets(void)
 	CHECK(!kp_elf_off_to_vaddr(segs, 2, 0x3000, &v));
 }
 
+/*
+ * Many processes, their pids sequential, sharing their low 16 bits and
+ * at the ends of the range, each forked from the one before and mapping
+ * a file of its own: each pid finds
+ * its own process, through the table's growth (its slots are told apart
+ * by hash alone), and a pid never seen finds none.
+ */
+static void
+test_many(void)
+{
+	struct kp_procs *ps = kp_procs_new();
+	uint32_t *pid = kp_xmalloc(30000 * sizeof(*pid));
+	const struct kp_map *m;
+	const char *path;
+	char name[32];
+	size_t i, n = 0, bad = 0;
+
+	for (i = 1; i <= 10000; i++)
+		pid[n++] = (uint32_t)i;
+	for (i = 1; i <= 10000; i++)
+		pid[n++] = (uint32_t)(i << 16);
+	for (i = 1; i <= 10000; i++)
+		pid[n++] = UINT32_MAX - 1 - (uint32_t)i;
+	for (i = 0; i < n; i++) {
+		kp_procs_fork(ps, pid[i], i ? pid[i - 1] : 0, pid[i],
+			      i ? pid[i - 1] : 0);
+		snprintf(name, sizeof(name), "/bin/p%zu", i);
+		path = kp_intern_str(name);
+		kp_procs_mmap(ps, pid[i], 0x1000, 0x1000, 0, path, NULL);
+		m = kp_procs_map(ps, pid[i], 0x1800);
+		bad += !m || m->path != path;
+	}
+	CHECK(bad == 0);
+	for (i = 0, bad = 0; i < n; i++) {
+		struct kp_proc *p = kp_procs_find(ps, pid[i]);
+
+		snprintf(name, sizeof(name), "/bin/p%zu", i);
+		m = p ? kp_proc_map(p, 0x1800) : NULL;
+		bad += !p || p->pid != pid[i] || !m ||
+		       m->path != kp_intern_str(name);
+	}
+	CHECK(bad == 0);
+	CHECK(kp_procs_count(ps) == n);
+	CHECK(kp_procs_find(ps, 10001) == NULL);
+	CHECK(kp_procs_find(ps, 3u << 20 | 1) == NULL);
+	CHECK(kp_procs_find(ps, UINT32_MAX) == NULL);
+	free(pid);
+	kp_procs_free(ps);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -311,5 +362,6 @@ main(int argc, char **argv)
 	test_records();
 	test_chains();
 	test_offsets();
+	test_many();
 	return CHECK_DONE();
 }
