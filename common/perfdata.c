@@ -1672,6 +1672,12 @@ kp_pd_unknown(const struct kp_pd *pd)
 	return pd->unknown_id;
 }
 
+size_t
+kp_pd_nbuild_ids(const struct kp_pd *pd)
+{
+	return pd->nbid;
+}
+
 const char *
 kp_pd_build_id(const struct kp_pd *pd, const char *path)
 {

@@ -146,6 +146,9 @@ const struct kp_pd_info *kp_pd_info(const struct kp_pd *pd);
 uint64_t kp_pd_unknown(const struct kp_pd *pd);
 /* The kernel's build-id or a file's from the BUILD_ID feature, or NULL. */
 const char *kp_pd_build_id(const struct kp_pd *pd, const char *path);
+/* How many build-ids pd has read: more, as a pipe's HEADER_BUILD_ID
+ * records come (perf inject -b), may answer kp_pd_build_id anew. */
+size_t kp_pd_nbuild_ids(const struct kp_pd *pd);
 /* Bytes read so far, and the size of the whole input if known (0). */
 void kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total);
 /* File mode: where the data section ends (records are read up to it). */

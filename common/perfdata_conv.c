@@ -55,6 +55,7 @@ struct pdc {
 	struct fent *ftab;     /* the frames of each address: see fent_get */
 	size_t fcap, fn;
 	struct kp_slots mkeys; /* of struct mkey (see there) */
+	struct kp_slots paths; /* of struct pathent (see path_of) */
 	struct want *wants;    /* the addresses of the stack being built */
 	size_t nwants, capwants;
 	struct name *names;    /* symbol -> name as perf2kp writes it */
@@ -809,21 +810,78 @@ progress(struct pdc *c, bool end)
  * memory to perf: they keep their names and file offsets.
  */
 static bool
-perf_anon(const struct kp_pd_rec *r)
+perf_anon(const char *p)
 {
-	const char *p = r->path;
-
-	return (r->type == PERF_RECORD_MMAP2 && (r->flags & 0x40000)) ||
-	       strcmp(p, "//anon") == 0 || strncmp(p, "/dev/zero", 9) == 0 ||
+	return strcmp(p, "//anon") == 0 || strncmp(p, "/dev/zero", 9) == 0 ||
 	       strncmp(p, "/anon_hugepage", 14) == 0 ||
 	       strncmp(p, "[stack", 6) == 0 || strncmp(p, "/SYSV", 5) == 0 ||
 	       strcmp(p, "[heap]") == 0;
 }
 
+/*
+ * A mapping's path as its MMAP record names it, and what record() makes
+ * of it: the path and its build-id (the header's) interned, or that the
+ * path maps nothing (none, or a name that would not stay one kp line: a
+ * control character) or names memory no file backs (perf_anon).  A
+ * system-wide capture maps the same files again and again
+ * (perfdata-check.data: 55,766 MMAP2 records of 265 paths), and each
+ * record took a scan of its path, perf_anon's compares, a look-up in the
+ * build-id table and two in the shared string table (under its lock,
+ * with the halves' two threads): now a hash and a look-up in a table of
+ * this converter's.
+ */
+enum { PATH_FILE, PATH_NONE, PATH_ANON };
+
+struct pathent {
+	const char *path; /* interned */
+	const char *bid;  /* interned; NULL: none in the header */
+	size_t nbid;	  /* kp_pd_nbuild_ids when bid was looked up */
+	int kind;	  /* PATH_* */
+};
+
+static const struct pathent *
+path_of(struct pdc *c, const char *path)
+{
+	size_t len = strlen(path), mask, i;
+	uint64_t h = kp_hash(path, len);
+	struct pathent *e;
+	struct kp_slot *sl;
+	const char *t, *bid;
+
+	kp_slots_reserve(&c->paths, 256);
+	mask = c->paths.cap - 1;
+	for (i = h & mask; (sl = &c->paths.tab[i])->p; i = (i + 1) & mask) {
+		e = sl->p;
+		if (sl->hash == h && kp_intern_is(e->path, path, len))
+			goto found;
+	}
+	e = kp_pool_alloc(&c->pool, sizeof(*e));
+	e->path = kp_intern(path, len);
+	e->bid = NULL;
+	e->nbid = SIZE_MAX;
+	e->kind = len ? PATH_FILE : PATH_NONE;
+	for (t = path; *t; t++)
+		if ((unsigned char)*t < 0x20)
+			e->kind = PATH_NONE;
+	if (e->kind == PATH_FILE && perf_anon(path))
+		e->kind = PATH_ANON;
+	sl->hash = h;
+	sl->p = e;
+	c->paths.n++;
+found:
+	/* a pipe's build-ids come as records: asked again after more */
+	if (e->kind == PATH_FILE && e->nbid != kp_pd_nbuild_ids(c->pd)) {
+		e->nbid = kp_pd_nbuild_ids(c->pd);
+		bid = kp_pd_build_id(c->pd, path);
+		e->bid = bid ? kp_intern_str(bid) : NULL;
+	}
+	return e;
+}
+
 static void
 record(struct pdc *c, const struct kp_pd_rec *r)
 {
-	const char *bid, *t;
+	const struct pathent *pe;
 	char jit[32];
 
 	switch (r->type) {
@@ -861,25 +919,23 @@ record(struct pdc *c, const struct kp_pd_rec *r)
 			break;
 		/* a name that would not stay one kp line, or none (not a
 		 * file perf could name either), maps nothing */
-		if (!*r->path)
+		pe = path_of(c, r->path);
+		if (pe->kind == PATH_NONE)
 			break;
-		for (t = r->path; *t; t++)
-			if ((unsigned char)*t < 0x20)
-				return;
-		if (perf_anon(r)) {
+		if (pe->kind == PATH_ANON ||
+		    (r->type == PERF_RECORD_MMAP2 && (r->flags & 0x40000))) {
 			/* perf's name for code in memory no file backs (a
-			 * JIT's), at the address itself */
+			 * JIT's, or MAP_HUGETLB), at the address itself */
 			snprintf(jit, sizeof(jit), "/tmp/perf-%d.map",
 				 (int)r->pid);
 			kp_procs_mmap(c->procs, r->pid, r->start, r->len,
 				      r->start, jit, NULL);
 			break;
 		}
-		bid = r->build_id[0] ? r->build_id
-				     : kp_pd_build_id(c->pd, r->path);
-		/* (it interns the names) */
-		kp_procs_mmap(c->procs, r->pid, r->start, r->len, r->pgoff,
-			      r->path, bid);
+		kp_procs_mmap_interned(c->procs, r->pid, r->start, r->len,
+				       r->pgoff, pe->path,
+				       r->build_id[0] ? kp_intern_str(r->build_id)
+						      : pe->bid);
 		break;
 	default:
 		break;
@@ -1255,6 +1311,7 @@ drop_caches(struct pdc *c, bool keep_unwinder)
 	c->capnames = c->nnames = 0;
 	kp_pool_free(&c->pool);
 	kp_slots_free(&c->mkeys);
+	kp_slots_free(&c->paths);
 	kp_procs_free(c->procs);
 	c->procs = NULL;
 	kp_resolver_free(c->res);

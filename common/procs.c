@@ -244,7 +244,7 @@ own_maps(struct kp_procs *ps, struct kp_proc *p)
 /* Add a mapping, replacing what it overlaps (a new mmap over an old). */
 static void
 add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
-	uint64_t pgoff, const char *path, const char *build_id)
+	uint64_t pgoff, const char *path, const char *build_id, bool interned)
 {
 	size_t i, j;
 
@@ -262,8 +262,9 @@ add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
 	p->maps[i].start = start;
 	p->maps[i].end = end;
 	p->maps[i].pgoff = pgoff;
-	p->maps[i].path = kp_intern_str(path);
-	p->maps[i].build_id = build_id ? kp_intern_str(build_id) : NULL;
+	p->maps[i].path = interned ? path : kp_intern_str(path);
+	p->maps[i].build_id = interned || !build_id ? build_id
+						    : kp_intern_str(build_id);
 	p->maps[i].key[0] = p->maps[i].key[1] = NULL;
 	p->nmaps++;
 }
@@ -275,7 +276,18 @@ kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start, uint64_t len,
 	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
 		return;
 	add_map(ps, proc_get(ps, pid, false), start, start + len, pgoff, path,
-		build_id);
+		build_id, false);
+}
+
+void
+kp_procs_mmap_interned(struct kp_procs *ps, uint32_t pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, const char *path,
+		       const char *build_id)
+{
+	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
+		return;
+	add_map(ps, proc_get(ps, pid, false), start, start + len, pgoff, path,
+		build_id, true);
 }
 
 const struct kp_map *
@@ -354,7 +366,8 @@ scan_maps(struct kp_procs *ps, struct kp_proc *p)
 		name = line + pos;
 		while (*name == ' ')
 			name++;
-		add_map(ps, p, start, end, pgoff, *name ? name : "[anon]", NULL);
+		add_map(ps, p, start, end, pgoff, *name ? name : "[anon]", NULL,
+			false);
 	}
 	free(line);
 	fclose(fp);

@@ -97,6 +97,11 @@ void kp_procs_exit(struct kp_procs *ps, uint32_t pid, uint32_t tid);
 void kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start,
 		   uint64_t len, uint64_t pgoff, const char *path,
 		   const char *build_id);
+/* kp_procs_mmap of a path and build-id interned already (kp_intern):
+ * kept as they are, not looked up again. */
+void kp_procs_mmap_interned(struct kp_procs *ps, uint32_t pid, uint64_t start,
+			    uint64_t len, uint64_t pgoff, const char *path,
+			    const char *build_id);
 
 /*
  * Keep data mappings too (kp-sample --data, which names the mapping a

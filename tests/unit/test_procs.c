@@ -305,7 +305,7 @@ test_offsets(void)
 /*
  * Many processes, their pids sequential, sharing their low 16 bits and
  * at the ends of the range, each forked from the one before and mapping
- * a file of its own: each pid finds
+ * a file of its own (interned already: kept as given): each pid finds
  * its own process, through the table's growth (its slots are told apart
  * by hash alone), and a pid never seen finds none.
  */
@@ -330,7 +330,8 @@ test_many(void)
 			      i ? pid[i - 1] : 0);
 		snprintf(name, sizeof(name), "/bin/p%zu", i);
 		path = kp_intern_str(name);
-		kp_procs_mmap(ps, pid[i], 0x1000, 0x1000, 0, path, NULL);
+		kp_procs_mmap_interned(ps, pid[i], 0x1000, 0x1000, 0, path,
+				       NULL);
 		m = kp_procs_map(ps, pid[i], 0x1800);
 		bad += !m || m->path != path;
 	}
