@@ -225,7 +225,7 @@ own_maps(struct kp_procs *ps, struct kp_proc *p)
 
 	if ((p->mcap && !p->maps_lent) || !p->nmaps)
 		return;
-	cap = p->nmaps < 8 ? 16 : 2 * p->nmaps;
+	cap = p->nmaps < 4 ? 8 : 2 * p->nmaps;
 	copy = kp_xmalloc(cap * sizeof(*copy));
 	memcpy(copy, p->maps, p->nmaps * sizeof(*copy));
 	if (p->mcap) {
@@ -254,7 +254,7 @@ add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
 			p->maps[j++] = p->maps[i];
 	p->nmaps = j;
 	if (p->nmaps == p->mcap) {
-		p->mcap = p->mcap ? p->mcap * 2 : 16;
+		p->mcap = p->mcap ? p->mcap * 2 : 8;
 		p->maps = kp_xrealloc(p->maps, p->mcap * sizeof(*p->maps));
 	}
 	for (i = p->nmaps; i > 0 && p->maps[i - 1].start > start; i--)
