@@ -500,6 +500,27 @@ offsize_before(const char *b, const char *e)
 	return h[-1] == '+' ? h - 1 : NULL;
 }
 
+/* The last '[' in [b, e), or NULL: the 16 bytes before e a word at a
+ * time (a kernel frame's " [kernel]"), then memrchr. */
+static inline const char *
+last_bracket(const char *b, const char *e)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	uint64_t w, x;
+	int k;
+
+	for (k = 0; k < 2 && e - b >= 8; k++) {
+		w = word(e - 8) ^ ('[' * ones);
+		/* 0x80 in each byte that was '[' (exact: no borrow between
+		 * bytes, as hex_bytes) */
+		x = ~(((w & ~high) + ~high) | w) & high;
+		if (x)
+			return e - 8 + (63 - __builtin_clzll(x)) / 8;
+		e -= 8;
+	}
+	return memrchr(b, '[', (size_t)(e - b));
+}
+
 /* Is the (trimmed) line of one of the shapes above that rd's key
  * ignores the numbers of?  Its symbol and module into *sh. */
 static bool
@@ -543,7 +564,7 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 	sh->sym = p + 3;
 	if (*sh->sym == ' ' || *sh->sym == '\t' || *sh->sym == '"')
 		return false;
-	q = memrchr(sh->sym, '[', (size_t)(e - 1 - sh->sym));
+	q = last_bracket(sh->sym, e - 1);
 	if (!q || q == e - 2 || q - sh->sym < 2 || q[-1] != ' ')
 		return false;
 	sh->mod = q + 1;

@@ -169,6 +169,22 @@ test_cases(void)
 	     "0x1 0x2\n : b\n\t3\n");
 	/* metadata inside records */
 	CASE("!\n : a\n# x: y\n : b\n\t1\n!\n : a\n : b\n\t2\n");
+	/* brackets near the end, where the name cache looks for the
+	 * module's a word at a time: the last " [" is the module's (a
+	 * symbol "f+0x1 [a" has no offset, and "f+0x1/0x2 [ab" is not "f"
+	 * in module "ab [c"), a module starting with 'Z'
+	 * ('[' ^ 'Z' is 1), more than one in a word, and past 16 bytes */
+	CASE("!\n 0xffffffff81000001 : f+0x1 [a [b]\n\t1\n"
+	     "!\n 0xffffffff81000001 : f+0x1/0x2 [Z]\n"
+	     " 0xffffffff81000002 : f+0x1/0x2 [Zk]\n"
+	     " 0xffffffff81000003 : f[Z+0x1/0x2 [[Z]\n\t2\n"
+	     "!\n 0xffffffff81000004 : g+0x1/0x2 [x] [kernel]\n"
+	     " 0xffffffff81000005 : g+0x1/0x2 [x [y] [z]\n"
+	     " 0xffffffff81000006 : h [i+0x1/0x2 [a_long_module_name]\n"
+	     " 0xffffffff81000007 : h+0x1/0x2 [a [long_module_name_]\n"
+	     " 0xffffffff81000008 : f+0x1/0x2 [ab [c]\n"
+	     " 0xffffffff81000009 : f+0x3/0x4 [ab [c]\n\t3\n"
+	     "!\n 0xffffffff81000001 : f+0x1 [a [b]\n\t4\n");
 	/* a line the cache does not keep (4096 bytes or more) */
 	{
 		size_t n = 6000, k = 0;
