@@ -13,14 +13,21 @@
 #include "kp.h"
 #include "procs.h"
 
+/*
+ * The processes and their arrays of mappings are carved from a pool and
+ * freed with the model, never one by one: an array a parent lent to a
+ * child and then replaced with a copy of its own stays the child's, and
+ * one outgrown stays where it was.  A capture of many short-lived
+ * processes makes thousands of them (perfdata-check.data: 10,500
+ * programs), and each malloc of a few hundred bytes grew perf2kp's
+ * second thread's heap a page at a time, a system call each (1,669
+ * mprotect calls there).
+ */
 struct kp_procs {
 	struct kp_slots cur; /* pid -> its current struct kp_proc */
 	struct kp_proc **all; /* every one made, for kp_procs_at */
 	size_t nall;
-	/* arrays of mappings a parent lent to a child and then replaced
-	 * with a copy of its own: the child's still */
-	struct kp_map **lent;
-	size_t nlent;
+	struct kp_pool pool; /* the processes and their mappings */
 	bool data; /* keep data mappings too (kp-sample --data) */
 };
 
@@ -33,19 +40,10 @@ kp_procs_new(void)
 void
 kp_procs_free(struct kp_procs *ps)
 {
-	size_t i;
-
 	if (!ps)
 		return;
-	for (i = 0; i < ps->nall; i++) {
-		if (ps->all[i]->mcap)
-			free(ps->all[i]->maps);
-		free(ps->all[i]);
-	}
 	free(ps->all);
-	for (i = 0; i < ps->nlent; i++)
-		free(ps->lent[i]);
-	free(ps->lent);
+	kp_pool_free(&ps->pool);
 	kp_slots_free(&ps->cur);
 	free(ps);
 }
@@ -109,7 +107,8 @@ proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
 		return p;
 	if (!p)
 		ps->cur.n++;
-	p = kp_xcalloc(1, sizeof(*p));
+	p = kp_pool_alloc(&ps->pool, sizeof(*p));
+	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->seq = ps->nall;
 	s->p = p;
@@ -216,29 +215,27 @@ kp_procs_exit(struct kp_procs *ps, uint32_t pid, uint32_t tid)
 		p->exited = true;
 }
 
+/* p's mappings in a new array of cap entries (the old one stays: a
+ * child may share it). */
+static void
+move_maps(struct kp_procs *ps, struct kp_proc *p, size_t cap)
+{
+	struct kp_map *copy = kp_pool_alloc(&ps->pool, cap * sizeof(*copy));
+
+	if (p->nmaps)
+		memcpy(copy, p->maps, p->nmaps * sizeof(*copy));
+	p->maps = copy;
+	p->mcap = cap;
+	p->maps_lent = false;
+}
+
 /* p's mappings an array of its own, to change: a copy of a shared one. */
 static void
 own_maps(struct kp_procs *ps, struct kp_proc *p)
 {
-	struct kp_map *copy;
-	size_t cap;
-
 	if ((p->mcap && !p->maps_lent) || !p->nmaps)
 		return;
-	cap = p->nmaps < 4 ? 8 : 2 * p->nmaps;
-	copy = kp_xmalloc(cap * sizeof(*copy));
-	memcpy(copy, p->maps, p->nmaps * sizeof(*copy));
-	if (p->mcap) {
-		/* p's own, lent: kept for the children that share it */
-		if ((ps->nlent & (ps->nlent - 1)) == 0)
-			ps->lent = kp_xrealloc(ps->lent,
-					       (ps->nlent ? ps->nlent * 2 : 1) *
-						       sizeof(*ps->lent));
-		ps->lent[ps->nlent++] = p->maps;
-	}
-	p->maps = copy;
-	p->mcap = cap;
-	p->maps_lent = false;
+	move_maps(ps, p, p->nmaps < 4 ? 8 : 2 * p->nmaps);
 }
 
 /* Add a mapping, replacing what it overlaps (a new mmap over an old). */
@@ -253,10 +250,8 @@ add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
 		if (p->maps[i].end <= start || p->maps[i].start >= end)
 			p->maps[j++] = p->maps[i];
 	p->nmaps = j;
-	if (p->nmaps == p->mcap) {
-		p->mcap = p->mcap ? p->mcap * 2 : 8;
-		p->maps = kp_xrealloc(p->maps, p->mcap * sizeof(*p->maps));
-	}
+	if (p->nmaps == p->mcap)
+		move_maps(ps, p, p->mcap ? p->mcap * 2 : 8);
 	for (i = p->nmaps; i > 0 && p->maps[i - 1].start > start; i--)
 		p->maps[i] = p->maps[i - 1];
 	p->maps[i].start = start;
