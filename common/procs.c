@@ -238,10 +238,11 @@ own_maps(struct kp_procs *ps, struct kp_proc *p)
 	move_maps(ps, p, p->nmaps < 4 ? 8 : 2 * p->nmaps);
 }
 
-/* Add a mapping, replacing what it overlaps (a new mmap over an old). */
+/* Add a mapping, replacing what it overlaps (a new mmap over an old);
+ * path and build_id interned. */
 static void
 add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
-	uint64_t pgoff, const char *path, const char *build_id, bool interned)
+	uint64_t pgoff, const char *path, const char *build_id)
 {
 	size_t i, j;
 
@@ -257,9 +258,8 @@ add_map(struct kp_procs *ps, struct kp_proc *p, uint64_t start, uint64_t end,
 	p->maps[i].start = start;
 	p->maps[i].end = end;
 	p->maps[i].pgoff = pgoff;
-	p->maps[i].path = interned ? path : kp_intern_str(path);
-	p->maps[i].build_id = interned || !build_id ? build_id
-						    : kp_intern_str(build_id);
+	p->maps[i].path = path;
+	p->maps[i].build_id = build_id;
 	p->maps[i].key[0] = p->maps[i].key[1] = NULL;
 	p->nmaps++;
 }
@@ -268,10 +268,8 @@ void
 kp_procs_mmap(struct kp_procs *ps, uint32_t pid, uint64_t start, uint64_t len,
 	      uint64_t pgoff, const char *path, const char *build_id)
 {
-	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
-		return;
-	add_map(ps, proc_get(ps, pid, false), start, start + len, pgoff, path,
-		build_id, false);
+	kp_procs_mmap_interned(ps, pid, start, len, pgoff, kp_intern_str(path),
+			       build_id ? kp_intern_str(build_id) : NULL);
 }
 
 void
@@ -282,7 +280,7 @@ kp_procs_mmap_interned(struct kp_procs *ps, uint32_t pid, uint64_t start,
 	if (pid == (uint32_t)-1 || len == 0 || start + len < start)
 		return;
 	add_map(ps, proc_get(ps, pid, false), start, start + len, pgoff, path,
-		build_id, true);
+		build_id);
 }
 
 const struct kp_map *
@@ -361,8 +359,8 @@ scan_maps(struct kp_procs *ps, struct kp_proc *p)
 		name = line + pos;
 		while (*name == ' ')
 			name++;
-		add_map(ps, p, start, end, pgoff, *name ? name : "[anon]", NULL,
-			false);
+		add_map(ps, p, start, end, pgoff,
+			kp_intern_str(*name ? name : "[anon]"), NULL);
 	}
 	free(line);
 	fclose(fp);

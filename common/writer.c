@@ -210,17 +210,11 @@ static struct kp_pool seen_lines;
 static struct seen *
 seen_of(const struct kp_frame *f)
 {
-	size_t n = kp_frame_count(), id = f->id;
+	size_t id = f->id;
 
-	if (id >= n)
+	if (id >= kp_frame_count())
 		return NULL;
-	if (id >= nseen) {
-		if (n < 2 * nseen)
-			n = 2 * nseen;
-		seen = kp_xrealloc(seen, n * sizeof(*seen));
-		memset(seen + nseen, 0, (n - nseen) * sizeof(*seen));
-		nseen = n;
-	}
+	seen = kp_grow_for(seen, &nseen, sizeof(*seen), id);
 	if (seen[id].f != f && seen[id].f)
 		return NULL;
 	return &seen[id];
