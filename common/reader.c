@@ -852,6 +852,92 @@ line(struct kp_reader *rd, struct ahead *a)
 	return NULL;
 }
 
+/*
+ * ---- the lean path ----
+ *
+ * With a key that ignores addresses, most lines of a stream are frame
+ * lines as a writer prints them: " 0x", 16 hex digits, then " : " and a
+ * symbol, its offset and a module, or " [MODULE+0xOFF]", or nothing.
+ * Each is read where it lies in the input buffer: its end found, its
+ * name looked up in the name cache (name_shape, name_frame), its key
+ * pushed, and nothing else (not the ring of lines ahead: the names of a
+ * capture are few, 67,000 or 9,000 where its lines are 150,000, and
+ * their table is seldom out of the cache).  Any other line (a count,
+ * "!", metadata, another shape, blanks at its end, one the name cache
+ * refuses) goes to line() as the plain path reads it, the lines before
+ * it counted as read: the same records, messages and line numbers.
+ */
+
+/*
+ * A frame line of those shapes (p, len: as it lies, without its
+ * newline): its key pushed, LINE_NAME; else LINE_TAG when it is no such
+ * line (line() need not look at its shape again: p + 1 is the line
+ * trimmed), LINE_ANY when it was not looked at.
+ */
+static inline int
+lean_frame(struct kp_reader *rd, const char *p, size_t len)
+{
+	const char *s = p + 1;
+	const struct kp_frame *f;
+	struct shape sh;
+	uint32_t id;
+	char last;
+
+	if (len < 19 || p[0] != ' ' || p[1] != '0')
+		return LINE_ANY;
+	last = p[len - 1];
+	if (last == ' ' || last == '\t' || last == '\r')
+		return LINE_ANY;
+	if (!name_shape(rd, s, len - 1, &sh))
+		return LINE_TAG;
+	f = name_frame(rd, s, len - 1, &sh, name_tag(&sh), &id);
+	if (!f)
+		return LINE_TAG; /* refused: read as any line */
+	push(rd, f, id);
+	return LINE_NAME;
+}
+
+static const struct kp_stack *
+lean_next(struct kp_reader *rd)
+{
+	const struct kp_stack *st;
+	const char *b, *p, *e, *nl, *s;
+	size_t n, len;
+	unsigned long lines;
+	struct ahead a;
+	int kind = LINE_ANY;
+
+	for (;;) {
+		n = kp_input_buffered(rd->in, &b);
+		e = b + n;
+		for (p = b, lines = 0;
+		     (nl = memchr(p, '\n', (size_t)(e - p))) != NULL;
+		     p = nl + 1, lines++)
+			if ((kind = lean_frame(rd, p, (size_t)(nl - p))) !=
+			    LINE_NAME)
+				break;
+		kp_input_consume(rd->in, (size_t)(p - b), lines);
+		if (nl) {
+			/* a line of another kind, whole in the buffer */
+			s = p;
+			len = (size_t)(nl - p);
+			kp_input_consume(rd->in, len + 1, 1);
+		} else if (!(s = kp_input_getline(rd->in, &len))) {
+			return NULL; /* (a line not whole in it may move) */
+		} else {
+			kind = LINE_ANY;
+		}
+		trim(&s, &len);
+		a.s = s;
+		a.len = len;
+		a.kind = kind;
+		if (kind == LINE_TAG)
+			a.tag = line_tag(s, len);
+		if ((st = line(rd, &a)) != NULL)
+			return st;
+	}
+}
+
 const struct kp_stack *
 kp_reader_next(struct kp_reader *rd)
 {
@@ -860,6 +946,11 @@ kp_reader_next(struct kp_reader *rd)
 	const char *s;
 	size_t len;
 
+	if (kp_reader_fast && rd->ignores) {
+		if ((st = lean_next(rd)) != NULL)
+			return st;
+		goto end;
+	}
 	for (;;) {
 		if (kp_reader_fast && (h = ahead(rd)) != NULL) {
 			a = *h;
@@ -882,6 +973,7 @@ kp_reader_next(struct kp_reader *rd)
 		if (st)
 			return st;
 	}
+end:
 	if (rd->n && !rd->bad)
 		kp_input_skip(rd->in, "input ends inside a record (no count "
 				      "line); %zu frame%s dropped",

@@ -1,11 +1,12 @@
 /*
- * test_reader.c - unit tests of common/reader.c: its fast path (lines
- * read in place, each frame line first compared with the line that
- * followed the one before last time) against the path that reads any
- * line (kp_reader_fast false).  Every input is read both ways, with no
- * key and with the keys of name_key.h (the fast path's name cache), and
- * must give the same trace: each record's frames, ids, count and line
- * number, the skipped lines, the metadata and the messages.
+ * test_reader.c - unit tests of common/reader.c: its fast paths (lines
+ * read in place, some ahead; with a key that ignores addresses, the
+ * lean path's frame lines looked up by name where they lie) against the
+ * path that reads any line (kp_reader_fast false).  Every input is read
+ * both ways, with no key and with the keys of name_key.h (the name
+ * cache), and must give the same trace: each record's frames, ids,
+ * count and line number, the skipped lines, the metadata and the
+ * messages.
  */
 #include <fcntl.h>
 #include <inttypes.h>
