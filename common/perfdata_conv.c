@@ -361,11 +361,9 @@ ftab_grow(struct pdc *c)
 	size_t cap = c->fcap, i, j, mask;
 
 	c->fcap = cap ? cap * 2 : 1u << 14;
-	/* on a cache line's start, so that no entry crosses one; written,
-	 * not calloc'd (see kp_slots_grow) */
-	if (posix_memalign((void **)&c->ftab, 64, c->fcap * sizeof(*c->ftab)))
-		kp_die("out of memory");
-	memset(c->ftab, 0, c->fcap * sizeof(*c->ftab));
+	/* on a cache line's start (malloc's of 512 KiB, a mapping's), so
+	 * that no entry crosses one */
+	c->ftab = kp_table_alloc(c->fcap * sizeof(*c->ftab));
 	mask = c->fcap - 1;
 	for (i = 0; i < cap; i++) {
 		e = &old[i];
@@ -376,7 +374,7 @@ ftab_grow(struct pdc *c)
 			j = (j + 1) & mask;
 		c->ftab[j] = *e;
 	}
-	free(old);
+	kp_table_free(old, cap * sizeof(*old));
 }
 
 /* A new entry for w's key, holding fr[0..n) (none: a mark). */
@@ -1300,7 +1298,7 @@ drop_caches(struct pdc *c, bool keep_unwinder)
 		free(c->pcs);
 		c->pcs = NULL;
 	}
-	free(c->ftab);
+	kp_table_free(c->ftab, c->fcap * sizeof(*c->ftab));
 	c->ftab = NULL;
 	c->fcap = c->fn = 0;
 	free(c->wants);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,6 +126,45 @@ kp_xmalloc(size_t n)
 	if (!p)
 		kp_die("out of memory");
 	return p;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *
+kp_table_alloc(size_t n)
+{
+	char *p, *a;
+	size_t over;
+
+	if (n < HUGE_PAGE) {
+		p = kp_xmalloc(n);
+		memset(p, 0, n);
+		return p;
+	}
+	n = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	/* aligned: a mapping a huge page longer, its ends cut off */
+	p = mmap(NULL, n + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		kp_die("out of memory");
+	a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	over = (size_t)(a - p);
+	if (over)
+		munmap(p, over);
+	munmap(a + n, HUGE_PAGE - over);
+	(void)madvise(a, n, MADV_HUGEPAGE); /* none: 4 KiB pages */
+	return a;
+}
+
+void
+kp_table_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n < HUGE_PAGE)
+		free(p);
+	else
+		munmap(p, (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
 }
 
 void *
@@ -497,15 +537,12 @@ rehash(struct kp_slots *t, size_t cap)
 	size_t j;
 
 	t->cap = cap;
-	/* written, not calloc'd: the probes below would read a fresh
-	 * mapping's zero page first and fault each page twice */
-	t->tab = kp_xmalloc(t->cap * sizeof(*t->tab));
-	memset(t->tab, 0, t->cap * sizeof(*t->tab));
+	t->tab = kp_table_alloc(t->cap * sizeof(*t->tab));
 	t->n = 0;
 	for (j = 0; j < old.cap; j++)
 		if (old.tab[j].p)
 			kp_slots_put(t, old.tab[j].hash, old.tab[j].p);
-	free(old.tab);
+	kp_table_free(old.tab, old.cap * sizeof(*old.tab));
 }
 
 void
@@ -528,6 +565,6 @@ kp_slots_reserve_n(struct kp_slots *t, size_t more, size_t first)
 void
 kp_slots_free(struct kp_slots *t)
 {
-	free(t->tab);
+	kp_table_free(t->tab, t->cap * sizeof(*t->tab));
 	memset(t, 0, sizeof(*t));
 }
