@@ -105,6 +105,7 @@ struct kp_reader {
 	struct line_slot *ntab;
 	unsigned nbits;
 	size_t nnents;
+	uint32_t nlast; /* the lean path's last line's name, or 0 */
 	/* the lines ahead, in the input buffer (see ahead()) */
 	struct ahead ring[AHEAD];
 	unsigned head, nring;
@@ -521,6 +522,20 @@ last_bracket(const char *b, const char *e)
 	return memrchr(b, '[', (size_t)(e - b));
 }
 
+/* Does the module text [b, e), which has no offset the lean way, end
+ * in what the parser could take for one ("+" and hex digits, 'x', '/')? */
+static inline bool
+offset_like(const char *b, const char *e)
+{
+	const char *p;
+
+	for (p = e; p > b; p--)
+		if (!kp_conv_xdigit(p[-1]) && p[-1] != 'x' && p[-1] != 'X' &&
+		    p[-1] != '/')
+			break;
+	return p > b && p[-1] == '+';
+}
+
 /* Is the (trimmed) line of one of the shapes above that rd's key
  * ignores the numbers of?  Its symbol and module into *sh. */
 static bool
@@ -547,12 +562,7 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 		plus = offsize_before(sh->mod, e - 1);
 		if (!plus) {
 			/* no offset: not if the parser could take one */
-			for (plus = e - 1; plus > sh->mod; plus--)
-				if (!kp_conv_xdigit(plus[-1]) &&
-				    plus[-1] != 'x' && plus[-1] != 'X' &&
-				    plus[-1] != '/')
-					break;
-			if (plus > sh->mod && plus[-1] == '+')
+			if (offset_like(sh->mod, e - 1))
 				return false;
 			plus = e - 1;
 		}
@@ -579,6 +589,7 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 struct name_ent {
 	const struct kp_frame *f; /* the key */
 	uint32_t id;		  /* f->id */
+	uint32_t next; /* the name the line after it had last (lean path) */
 	uint16_t slen, mlen;
 	char text[]; /* the symbol, then the module */
 };
@@ -598,7 +609,8 @@ name_tag(const struct shape *sh)
  */
 static const struct kp_frame *
 name_frame(struct kp_reader *rd, const char *s, size_t len,
-	   const struct shape *sh, uint32_t tag, uint32_t *id)
+	   const struct shape *sh, uint32_t tag, uint32_t *id,
+	   uint32_t *refp)
 {
 	uint32_t ref;
 	const struct kp_frame *fp;
@@ -618,6 +630,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		    memcmp(e->text, sh->sym, sh->slen) == 0 &&
 		    memcmp(e->text + sh->slen, sh->mod, sh->mlen) == 0) {
 			*id = e->id;
+			*refp = rd->ntab[j].ref;
 			return e->f;
 		}
 	}
@@ -628,6 +641,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		return NULL;
 	fp = rd->key(&f);
 	*id = fp->id;
+	*refp = 0;
 	/* half as many names as lines: both kinds of entry, each at most
 	 * MAX_CACHED_LEN bytes, still fit references of 32 bits */
 	if (rd->nnents < MAX_CACHED_LINES / 2 &&
@@ -637,6 +651,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		e = (struct name_ent *)(void *)ent_at(rd, ref);
 		e->f = fp;
 		e->id = fp->id;
+		e->next = 0;
 		e->slen = (uint16_t)sh->slen;
 		e->mlen = (uint16_t)sh->mlen;
 		memcpy(e->text, sh->sym, sh->slen);
@@ -644,6 +659,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		rd->ntab[j].tag = tag;
 		rd->ntab[j].ref = ref;
 		rd->nnents++;
+		*refp = ref;
 	}
 	return fp;
 }
@@ -832,7 +848,9 @@ line(struct kp_reader *rd, struct ahead *a)
 		}
 	}
 	if (a->kind == LINE_NAME) {
-		f = name_frame(rd, s, len, &a->sh, a->tag, &ref);
+		uint32_t nref;
+
+		f = name_frame(rd, s, len, &a->sh, a->tag, &ref, &nref);
 		if (f) {
 			push(rd, f, ref);
 			return NULL;
@@ -874,13 +892,72 @@ line(struct kp_reader *rd, struct ahead *a)
  * line (line() need not look at its shape again: p + 1 is the line
  * trimmed), LINE_ANY when it was not looked at.
  */
+/* "+0xOFF" or "+0xOFF/0xSIZE" (1 to 16 digits each) at p, before e:
+ * its end, or NULL. */
+static inline const char *
+offsize_at(const char *p, const char *e)
+{
+	const char *q;
+
+	if (e - p < 4 || p[0] != '+' || p[1] != '0' || p[2] != 'x')
+		return NULL;
+	q = hex_after(p + 3, e);
+	if (q == p + 3 || q - (p + 3) > 16)
+		return NULL;
+	if (e - q >= 4 && q[0] == '/' && q[1] == '0' && q[2] == 'x') {
+		p = q + 3;
+		q = hex_after(p, e);
+		if (q == p || q - p > 16)
+			return NULL;
+	}
+	return q;
+}
+
+/*
+ * Is the trimmed line s (len bytes, "0x" and 16 hex digits checked) of
+ * name entry e's shape, as name_shape() reads it: "0xADDR : SYM+0xOFF
+ * [MOD]", "0xADDR [MOD+0xOFF]" ("/0xSIZE" after either offset, MOD
+ * without an offset) or "0xADDR", with e's symbol and module?  Then
+ * name_shape() finds them there: the module has no '[' (name_shape took
+ * it so once), and what the offsets are is all hex digits.
+ */
+static inline bool
+name_is(const struct name_ent *e, const char *s, size_t len)
+{
+	const char *p = s + 18, *end = s + len, *mod = e->text + e->slen;
+
+	if (!e->mlen)
+		return len == 18;
+	if (e->slen) {
+		if ((size_t)(end - p) < 3 + (size_t)e->slen + 4 + 2 + e->mlen + 1 ||
+		    p[0] != ' ' || p[1] != ':' || p[2] != ' ' ||
+		    memcmp(p + 3, e->text, e->slen) != 0)
+			return false;
+		p = offsize_at(p + 3 + e->slen, end);
+		return p && end - p == 3 + e->mlen && p[0] == ' ' &&
+		       p[1] == '[' && end[-1] == ']' &&
+		       memcmp(p + 2, mod, e->mlen) == 0;
+	}
+	if ((size_t)(end - p) < 2 + (size_t)e->mlen + 1 || p[0] != ' ' ||
+	    p[1] != '[' || end[-1] != ']' || memcmp(p + 2, mod, e->mlen) != 0)
+		return false;
+	p += 2 + e->mlen;
+	if (p != end - 1)
+		return offsize_at(p, end - 1) == end - 1;
+	/* no offset: as name_shape has it, not if the module's end could
+	 * be taken for one ("[m+0x1]" is module m) */
+	return !offsize_before(s + 20, end - 1) && !offset_like(s + 20, end - 1);
+}
+
 static inline int
 lean_frame(struct kp_reader *rd, const char *p, size_t len)
 {
+	const uint64_t high = 0x0101010101010101ull << 7;
 	const char *s = p + 1;
 	const struct kp_frame *f;
+	const struct name_ent *e;
 	struct shape sh;
-	uint32_t id;
+	uint32_t id, ref;
 	char last;
 
 	if (len < 19 || p[0] != ' ' || p[1] != '0')
@@ -888,11 +965,26 @@ lean_frame(struct kp_reader *rd, const char *p, size_t len)
 	last = p[len - 1];
 	if (last == ' ' || last == '\t' || last == '\r')
 		return LINE_ANY;
+	/* the name that followed the last one, if this line is it */
+	if (rd->nlast && (ref = ((const struct name_ent *)(void *)ent_at(
+					 rd, rd->nlast))->next) &&
+	    s[1] == 'x' && len - 1 >= 18 &&
+	    (hex_bytes(word(s + 2)) & hex_bytes(word(s + 10))) == high &&
+	    (len - 1 == 18 || s[18] == ' ') &&
+	    name_is(e = (const struct name_ent *)(void *)ent_at(rd, ref), s,
+		    len - 1)) {
+		rd->nlast = ref;
+		push(rd, e->f, e->id);
+		return LINE_NAME;
+	}
 	if (!name_shape(rd, s, len - 1, &sh))
 		return LINE_TAG;
-	f = name_frame(rd, s, len - 1, &sh, name_tag(&sh), &id);
+	f = name_frame(rd, s, len - 1, &sh, name_tag(&sh), &id, &ref);
 	if (!f)
 		return LINE_TAG; /* refused: read as any line */
+	if (rd->nlast && ref)
+		((struct name_ent *)(void *)ent_at(rd, rd->nlast))->next = ref;
+	rd->nlast = ref;
 	push(rd, f, id);
 	return LINE_NAME;
 }
@@ -927,6 +1019,7 @@ lean_next(struct kp_reader *rd)
 		} else {
 			kind = LINE_ANY;
 		}
+		rd->nlast = 0; /* (a count ends the record) */
 		trim(&s, &len);
 		a.s = s;
 		a.len = len;

@@ -128,6 +128,18 @@ both_ways(const char *data, size_t len)
 static void
 test_cases(void)
 {
+	/* the lean path's guess of a name: the same module with an offset
+	 * and then without one, where the module ends like an offset
+	 * ("[lib+0x1]" is module lib at offset 1, not module lib+0x1) */
+	CASE("!\n" F1 "\n 0x0000000000001000 [lib+0x1+0x2]\n\t1\n!\n" F1
+	     "\n 0x0000000000002000 [lib+0x1]\n\t2\n!\n" F1
+	     "\n 0x0000000000003000 [lib+0x1/0x8]\n\t3\n!\n" F1
+	     "\n 0x0000000000004000 [lib+0x1+0x2/0x8]\n\t4\n");
+	/* a symbol that ends like an offset, then the line with one more */
+	CASE("!\n" F1 "\n 0x0000000000001000 : a+0x1+0x2 [m]\n\t1\n!\n" F1
+	     "\n 0x0000000000002000 : a+0x1 [m]\n\t2\n!\n" F1
+	     "\n 0x0000000000003000 : a+0x1+0x2/0x3 [m]\n\t3\n!\n" F1
+	     "\n 0x0000000000004000 : a+0x1+0x2+0x3 [m]\n\t4\n");
 	/* learn F1 F2 F3, then read them again: predicted */
 	CASE("!\n" F1 "\n" F2 "\n" F3 "\n\t1\n!\n" F1 "\n" F2 "\n" F3
 	     "\n\t2\n");
