@@ -253,6 +253,38 @@ kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
 }
 
 void
+kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
+	      size_t n, uint64_t count)
+{
+	size_t keylen = n * sizeof(*frames);
+	struct agg_ent *e = kp_pool_alloc(&agg->pool, sizeof(*e) + keylen);
+	const struct kp_frame **copy;
+
+	if (agg->pend) /* (not the index: it is made when next needed) */
+		settle(agg);
+	copy = (const struct kp_frame **)(void *)(e + 1);
+	memcpy(copy, frames, keylen);
+	e->st.frames = copy;
+	e->st.n = n;
+	e->st.count = count;
+	if (agg->len == agg->ocap) {
+		agg->ocap = agg->ocap ? agg->ocap * 2 : 1024;
+		agg->order = kp_xrealloc(agg->order,
+					 agg->ocap * sizeof(*agg->order));
+	}
+	agg->order[agg->len++] = e;
+	add_total(agg, count);
+	agg->stale = true;
+}
+
+void
+kp_agg_overflowed(struct kp_agg *agg)
+{
+	agg->total = UINT64_MAX;
+	agg->total_ok = false;
+}
+
+void
 kp_agg_check_total(const struct kp_agg *agg, const char *name)
 {
 	if (!agg->total_ok)

@@ -93,6 +93,16 @@ const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);
 /* Sum of all counts (saturating at UINT64_MAX; see kp_agg_total_ok). */
 uint64_t kp_agg_total(const struct kp_agg *agg);
 bool kp_agg_total_ok(const struct kp_agg *agg);
+/* agg's total taken past 2^64 (that of what it was made from was). */
+void kp_agg_overflowed(struct kp_agg *agg);
+/*
+ * A stack the caller knows agg does not hold, added after its others
+ * without a look-up (a converter that made its stacks of distinct lists
+ * of entries, each frame one entry's); its index is made when next
+ * needed.  A count past 2^64 in the total is as in kp_agg_add_or_skip.
+ */
+void kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
+		   size_t n, uint64_t count);
 /*
  * The rule of kp(5) for totals: past 2^64 (a sum of identical stacks
  * included) is fatal, "prog: NAME: the total count overflows 64 bits",

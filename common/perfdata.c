@@ -73,16 +73,9 @@ struct buildid {
 };
 
 struct kp_pd {
-	struct kp_input *in; /* NULL: a second reader (see "input") */
+	struct kp_input *in;
 	int fd;
 	bool pipe;
-	/* a second reader's input: its bytes [bstart, bend) of buf, read
-	 * by pread up to file offset boff */
-	const char *name;
-	char *buf;
-	size_t bstart, bend;
-	uint64_t boff;
-	bool beof;
 	char err[256];
 	uint64_t pos;	   /* stream offset of the next unread byte */
 	uint64_t data_end; /* file mode: end of the data section */
@@ -586,54 +579,21 @@ feature(struct kp_pd *pd, uint64_t feat, const uint8_t *p, size_t n,
 	return 0;
 }
 
-/* ---- input ----
- *
- * The first reader of a file reads it through its kp_input; a second
- * (kp_pd_open_again), on another thread at the same time, reads the
- * same descriptor with pread(2) into a buffer of its own, so that
- * neither moves what the other reads.
- */
-#define PD_BUF (1u << 20)
+/* ---- input ---- */
 
 /* At least n bytes of the stream at pd->pos (fewer only at the end of
  * the input): *p and their count. */
 static size_t
 need(struct kp_pd *pd, size_t n, const char **p)
 {
-	ssize_t r;
-
-	if (pd->in)
-		return kp_input_need(pd->in, n, p);
-	while (pd->bend - pd->bstart < n && !pd->beof) {
-		if (pd->bstart) {
-			memmove(pd->buf, pd->buf + pd->bstart,
-				pd->bend - pd->bstart);
-			pd->bend -= pd->bstart;
-			pd->bstart = 0;
-		}
-		r = pread(pd->fd, pd->buf + pd->bend, PD_BUF - pd->bend,
-			  (off_t)pd->boff);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			kp_die("read error on %s:", pd->name);
-		if (r == 0)
-			pd->beof = true;
-		pd->bend += (size_t)r;
-		pd->boff += (uint64_t)r;
-	}
-	*p = pd->buf + pd->bstart;
-	return pd->bend - pd->bstart;
+	return kp_input_need(pd->in, n, p);
 }
 
 /* n bytes need() gave are read. */
 static void
 consume(struct kp_pd *pd, size_t n)
 {
-	if (pd->in)
-		kp_input_consume(pd->in, n, 0);
-	else
-		pd->bstart += n;
+	kp_input_consume(pd->in, n, 0);
 }
 
 /* ---- the file header ---- */
@@ -801,8 +761,7 @@ open_file(struct kp_pd *pd, const uint8_t *h)
 	struct stat st;
 
 	memcpy(v, h, sizeof(v));
-	if (pd->in)
-		pd->fd = kp_input_fd(pd->in);
+	pd->fd = kp_input_fd(pd->in);
 	if (fstat(pd->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return fail(pd, UINT64_MAX,
 			    "a perf.data file (not 'perf record -o -' pipe "
@@ -887,31 +846,6 @@ kp_pd_open(struct kp_input *in, const char **why)
 bad:
 	snprintf(open_err, sizeof(open_err), "%s", pd->err);
 	*why = open_err;
-	kp_pd_close(pd);
-	return NULL;
-}
-
-struct kp_pd *
-kp_pd_open_again(const struct kp_pd *first)
-{
-	struct kp_pd *pd;
-	uint8_t h[PD_HDR_SIZE];
-
-	if (first->pipe || !first->in)
-		return NULL;
-	pd = kp_xcalloc(1, sizeof(*pd));
-	pd->fd = first->fd;
-	pd->name = kp_input_name(first->in);
-	pd->buf = kp_xmalloc(PD_BUF);
-	pd->rec = kp_xmalloc(65536);
-	if (pread_all(pd, h, PD_HDR_SIZE, 0) < 0)
-		goto bad;
-	pd->pos = pd->boff = PD_HDR_SIZE;
-	if (open_file(pd, h) < 0 || pd->total != first->total ||
-	    pd->data_end != first->data_end || pd->nev != first->nev)
-		goto bad;
-	return pd;
-bad:
 	kp_pd_close(pd);
 	return NULL;
 }
@@ -1702,12 +1636,6 @@ kp_pd_data_end(const struct kp_pd *pd)
 	return pd->data_end;
 }
 
-uint64_t
-kp_pd_delivered(const struct kp_pd *pd)
-{
-	return pd->pos > pd->qbytes ? pd->pos - pd->qbytes : 0;
-}
-
 void
 kp_pd_close(struct kp_pd *pd)
 {
@@ -1747,6 +1675,5 @@ kp_pd_close(struct kp_pd *pd)
 	ZSTD_freeDCtx(pd->z);
 	free(pd->dbuf);
 	free(pd->rec);
-	free(pd->buf);
 	free(pd);
 }

@@ -123,14 +123,6 @@ struct kp_pd;
  */
 bool kp_pd_is(struct kp_input *in);
 struct kp_pd *kp_pd_open(struct kp_input *in, const char **why);
-/*
- * A second reader of the perf.data file first reads (file mode; NULL
- * for a pipe, or if the file cannot be read so again), from its start,
- * for another thread: it reads with pread(2) into a buffer of its own,
- * at the same time as first reads on.  The same records come out of
- * both.  A read error is fatal (kp_die).
- */
-struct kp_pd *kp_pd_open_again(const struct kp_pd *first);
 /* 1 and the next record in *r, 0 at the end, -1 on error. */
 int kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r);
 const char *kp_pd_error(const struct kp_pd *pd);
@@ -153,10 +145,6 @@ size_t kp_pd_nbuild_ids(const struct kp_pd *pd);
 void kp_pd_progress(const struct kp_pd *pd, uint64_t *done, uint64_t *total);
 /* File mode: where the data section ends (records are read up to it). */
 uint64_t kp_pd_data_end(const struct kp_pd *pd);
-/* How far the records delivered so far reach into the file: the bytes
- * read less those held back to be sorted (a measure of progress finer
- * than kp_pd_progress's, which moves a round at a time). */
-uint64_t kp_pd_delivered(const struct kp_pd *pd);
 void kp_pd_close(struct kp_pd *pd);
 
 /* ---- perfdata_conv.c: perf.data to kp stacks ---- */
@@ -174,13 +162,12 @@ struct kp_pd_opts {
 	bool state;  /* with offcpu: the task state as the outermost frame */
 	bool keep_going; /* a malformed record ends the input with a
 			  * warning (fuzzing), not exit 2 */
-	/* a file whose data section has at least this many bytes is
-	 * converted by two threads, each half of its samples (0: never;
-	 * 1: every file, even on one processor: the tests) */
+	/* a pipe, or a file whose data section has at least this many
+	 * bytes, is read and named on two threads (perfdata_conv.c, "the
+	 * naming thread"; 0: never; 1: every input, even on one
+	 * processor: the tests) */
 	size_t split_min;
-	bool split_middle; /* cut at the middle of the capture, not where
-			    * the threads balance (the tests) */
-	bool split_trace; /* say how the halves went (the tests) */
+	bool split_trace; /* say what the second thread named (the tests) */
 };
 
 /*

@@ -33,6 +33,9 @@
 #include "symtab.h"
 #include "unwind.h"
 
+struct fent;
+struct namer;
+
 struct pdc {
 	const struct kp_pd_opts *o;
 	const struct kp_perf_opts *po;
@@ -45,22 +48,40 @@ struct pdc {
 	struct kp_kernel_src ksrc;
 	bool kernel_tried;
 	char *kallsyms; /* the build-id cache's copy, if used */
-	struct kp_agg **aggs; /* per event */
+	/* what the capture had said of the kernel at its first address,
+	 * which its symbols are loaded for (see "naming") */
+	bool ksnap_taken;
+	struct kp_kernel_src ksnap;
+	char *ksnap_build_id;
+	/* per event: the stacks of addresses (see "the stacks"), then of
+	 * frames */
+	struct kp_agg **aggs;
 	size_t naggs;
 	struct kp_agg *direct; /* the caller's, for event direct_ev ... */
 	size_t direct_ev;      /* ... or SIZE_MAX: see kp_perfdata_convert */
-	struct kp_conv cv;     /* the stack being built (its frames only) */
+	struct kp_conv cv;     /* the stack being built (its addresses) */
 	struct kp_agg_late late; /* the stacks built, added to their aggs
 				  * two later (kp_agg_late_add) */
-	struct fent *ftab;     /* the frames of each address: see fent_get */
+	/* the addresses (see "the frame table") */
+	struct fslot *ftab;
 	size_t fcap, fn;
+	struct fent **fchunks;
+	struct kp_slots special; /* frame -> its address entry */
 	struct kp_slots mkeys; /* of struct mkey (see there) */
 	struct kp_slots paths; /* of struct pathent (see path_of) */
 	struct want *wants;    /* the addresses of the stack being built */
 	size_t nwants, capwants;
 	struct name *names;    /* symbol -> name as perf2kp writes it */
 	size_t capnames, nnames;
-	struct kp_pool pool;
+	struct kp_pool pool;   /* the reading side's */
+	struct kp_pool npool;  /* the naming side's */
+	struct kp_conv ncv;    /* the naming side's scratch (kp_conv_tmp) */
+	struct namer *nm;      /* the naming thread, if there is one */
+	/* the naming side's: each frame's entry + 1, by frame id, and
+	 * whether a frame was two entries' (see to_frames) */
+	uint32_t *owner;
+	size_t ocap;
+	bool shared;
 	bool user_dropped; /* --kernel-only left out user frames */
 	/* --call-graph dwarf: the user stack copies unwound */
 	struct kp_unwind *uw;
@@ -75,28 +96,13 @@ struct pdc {
 	uint64_t *words; /* a switch-out's frames, for kp_offcpu_out */
 	size_t nwords;
 	uint64_t nfed, nbad, last_time;
+	unsigned long nsamples; /* samples read */
 	/* progress */
 	bool tty;
 	unsigned long nrec;
 	struct timespec last;
 	bool progress_shown;
-	/* the halves (see "halves") */
-	int cut;	/* the halves' (CUT_*): where the second begins */
-	uint64_t cut_at; /* the first's, while cs is set: its guard */
-	struct cutter *cs; /* the cut being chosen (see "balance") */
-	uint64_t seen_max; /* the second's: the latest sample time read */
-	unsigned long seen; /* and how many samples */
-	unsigned long nsamples; /* converted here */
-	struct half *self; /* the second half's converter: its half */
-	struct {
-		bool have_text;
-		uint64_t text;
-		char *build_id;
-	} kload; /* what the kernel's symbols were loaded for */
 };
-
-struct half;
-static void kernel_said(struct half *h, bool on);
 
 /* ---- naming ---- */
 
@@ -155,7 +161,7 @@ tidy_name(struct pdc *c, const char *sym, bool kernel)
 	if (!c->o->no_demangle && strncmp(sym, "_Z", 2) == 0 && !kernel)
 		d = cplus_demangle(sym, DMGL_NO_OPTS);
 	n = strlen(d ? d : sym);
-	s = kp_conv_tmp(&c->cv, n);
+	s = kp_conv_tmp(&c->ncv, n);
 	memcpy(s, d ? d : sym, n + 1);
 	free(d);
 	if (!c->po->raw_names)
@@ -207,75 +213,84 @@ tidy(struct pdc *c, const struct kp_frame *f)
  * else the copy perf saved in its build-id cache when it recorded
  * (~/.debug/[kernel.kallsyms]/BUILDID/kallsyms, what perf report reads),
  * else /proc/kallsyms; the resolver checks it against the _text of the
- * capture's kernel MMAP record.
+ * capture's kernel MMAP record.  What the capture had said of its
+ * kernel by then (its _text, its build-id) is what the reading side saw
+ * when it met that address (c->ksnap, kernel_snap): the naming side
+ * names it later, when the reading side has read on.
  */
+static void
+kernel_snap(struct pdc *c)
+{
+	const struct kp_pd_info *info = kp_pd_info(c->pd);
+
+	c->ksnap_taken = true;
+	c->ksnap = c->ksrc;
+	c->ksnap.kallsyms = c->o->kallsyms;
+	if (info->kernel_build_id)
+		c->ksnap_build_id = kp_xstrdup(info->kernel_build_id);
+	c->ksnap.build_id = c->ksnap_build_id;
+}
+
 static void
 load_kernel(struct pdc *c)
 {
-	const struct kp_pd_info *info = kp_pd_info(c->pd);
+	const char *bid = c->ksnap.build_id;
 	int fd;
 
 	c->kernel_tried = true;
-	c->kload.have_text = c->ksrc.have_text;
-	c->kload.text = c->ksrc.text;
-	if (info->kernel_build_id)
-		c->kload.build_id = kp_xstrdup(info->kernel_build_id);
-	if (c->self)
-		kernel_said(c->self, true);
-	c->ksrc.kallsyms = c->o->kallsyms;
-	c->ksrc.build_id = info->kernel_build_id;
-	if (!c->ksrc.kallsyms && info->kernel_build_id) {
+	if (!c->ksnap.kallsyms && bid) {
 		/* found as perf keeps it (no symbolic link followed), then
 		 * read by its name */
-		fd = kp_buildid_cache_open("[kernel.kallsyms]",
-					   info->kernel_build_id, "kallsyms",
-					   &c->kallsyms);
+		fd = kp_buildid_cache_open("[kernel.kallsyms]", bid,
+					   "kallsyms", &c->kallsyms);
 		if (fd >= 0) {
 			close(fd);
-			c->ksrc.kallsyms = c->kallsyms;
+			c->ksnap.kallsyms = c->kallsyms;
 		} else if (errno != ENOENT && c->kallsyms) {
 			kp_warn("%s: %s; not used", c->kallsyms,
 				errno == ELOOP ? "a symbolic link"
 					       : kp_open_strerror(errno));
 		}
 	}
-	if (kp_resolver_kernel(c->res, &c->ksrc) < 0)
+	if (kp_resolver_kernel(c->res, &c->ksnap) < 0)
 		kp_warn("%s: %s; kernel frames stay addresses (--kallsyms "
 			"names a saved copy)", kp_input_name(c->in),
 			kp_resolver_error(c->res));
-	if (c->self)
-		kernel_said(c->self, false);
 }
 
 enum { SP_KERNEL, SP_USER, SP_OTHER };
 
 /*
+ * ---- the frame table ----
+ *
  * The frames of an address, named and tidied, as perf2kp writes them: a
  * table of every address met, keyed by what names it (a kernel address
- * by itself; a user address by its file, the file's build-id, where the
- * file is mapped and how it is looked up; an address no mapping holds
- * by itself), so that each is resolved once and then costs one probe.
- * A stack's probes are made together, each slot prefetched first: a
- * sample's ten or so frames wait for memory once, not ten times.
+ * by itself; a user address by its file, the file's build-id and where
+ * the file is mapped; an address no mapping holds by itself), so that
+ * each is named once and then costs one probe.  A stack's probes are
+ * made together, each slot prefetched first: a sample's ten or so
+ * frames wait for memory once, not ten times.
  *
- * With --functions a user address is keyed by its place in the file
- * (the address less the mapping's base), not by where the file was
- * mapped: its frames are then the function's, the same in every
- * process, and a library mapped by many processes (each at its own
- * base) is named once per address, not once per process (on a
- * system-wide capture of a test suite, half as many lookups).  A frame
- * that keeps its address (one no symbol names) depends on where the
- * file was mapped: that entry is a mark (FENT_ABS, no frames) that
- * sends the address to an entry keyed by where it was mapped.
+ * The reading side (the records, the process model, the stacks) makes
+ * an entry for each new address and goes on; the naming side (the
+ * resolver: symbol tables, the kernel's, the frames) names the entries
+ * in the order they were made, on a second thread when there is one
+ * (see "the naming thread"), else at once.  So a stack is first a list
+ * of entries (their numbers: see "the stacks"), made frames at the end.
+ * An entry is written by the reading side before it is published and
+ * its frames by the naming side after: the entries lie in chunks that
+ * never move, the table that finds them (slots of key and number) is
+ * the reading side's own.  Frames that are not an address's (a process
+ * frame, [user], [no stack], an --off-cpu state) have entries too,
+ * named when made.
  */
-#define FENT_ABS (1u << 31) /* in a key's kind: keyed where mapped */
 
 /*
  * The mapping part of a user address's key: the file, its build-id and
- * the mapping's start less its offset (0 when keyed in the file), one
- * interned copy per converter, so that an entry holds one pointer for
- * the three and is 32 bytes: two to a cache line, none across two.  A
- * mapping keeps its two keys (kp_map.key) once made.
+ * the mapping's start less its offset, one interned copy per converter,
+ * so that a slot holds one pointer for the three and is 32 bytes: two
+ * to a cache line, none across two.  A mapping keeps its key
+ * (kp_map.key) once made.
  */
 struct mkey {
 	uint64_t base;
@@ -283,13 +298,14 @@ struct mkey {
 	const char *bid;  /* interned build-id, or NULL */
 };
 
+#define FENT_NAMED (1u << 31) /* in an entry's kind: frames given */
+
 struct fent {
-	uint64_t ip;		 /* the address, or with --functions its
-				  * place in the file (see above) */
-	const struct mkey *mk;	 /* user: its mapping's key; NULL: none */
-	uint32_t kind;		 /* (space + 1) << 16 | resolver flags,
-				  * or'd with FENT_ABS; 0: free */
-	uint32_t n;		 /* frames; 0: a mark (see above) */
+	uint64_t ip;		/* the address */
+	const struct mkey *mk;	/* user: its mapping's key; NULL: none */
+	uint32_t kind;		/* (space + 1) << 16 | resolver flags, or
+				 * FENT_NAMED */
+	uint32_t n;		/* frames (the naming side's) */
 	union {
 		const struct kp_frame *one;   /* n == 1 */
 		const struct kp_frame **many; /* n > 1 */
@@ -297,15 +313,33 @@ struct fent {
 };
 _Static_assert(sizeof(struct fent) == 32, "a frame table entry: 32 bytes");
 
+struct fslot {
+	uint64_t ip;
+	const struct mkey *mk;
+	uint32_t kind; /* 0: free */
+	uint32_t id;
+	uint64_t pad;
+};
+_Static_assert(sizeof(struct fslot) == 32, "a frame table slot: 32 bytes");
+
+/* Entries by number: chunks of 2^16, at most 2^16 of them (the chunk
+ * array made once, so that the naming side reads it while it grows). */
+#define FCHUNK_SHIFT 16
+#define FCHUNK ((size_t)1 << FCHUNK_SHIFT)
+#define FCHUNKS ((size_t)1 << 16)
+
+static inline struct fent *
+fent_at(const struct pdc *c, uint32_t id)
+{
+	return &c->fchunks[id >> FCHUNK_SHIFT][id & (FCHUNK - 1)];
+}
+
 /* An address of a stack being built, and its key in the table. */
 struct want {
 	uint64_t ip, h;
 	const struct kp_map *m; /* user: its mapping, if any */
 	uint32_t kind;
-	uint64_t kip;		 /* the key's ip */
 	const struct mkey *mk;	 /* the key's mapping */
-	uint32_t kkind;		 /* the key's kind */
-	bool rel;		 /* keyed by its place in the file */
 };
 
 static uint64_t
@@ -319,29 +353,27 @@ fent_hash(uint64_t ip, const struct mkey *mk, uint32_t kind)
 	return h ^ h >> 32;
 }
 
-/* m's key: where it is mapped, or (rel) in the file; made (interned
- * in c) and kept in m the first time. */
+/* m's key, made (interned in c) and kept in m the first time. */
 static const struct mkey *
-mkey_of(struct pdc *c, const struct kp_map *m, bool rel)
+mkey_of(struct pdc *c, const struct kp_map *m)
 {
 	struct kp_map *mm = (struct kp_map *)(uintptr_t)m; /* the converter's */
-	struct mkey want = { rel ? 0 : m->start - m->pgoff, m->path,
-			     m->build_id };
+	struct mkey want = { m->start - m->pgoff, m->path, m->build_id };
 	const struct mkey *k;
 	struct mkey *nk;
 	struct kp_slot *sl;
 	uint64_t h;
 	size_t mask, i;
 
-	if (m->key[rel])
-		return m->key[rel];
+	if (m->key[0])
+		return m->key[0];
 	h = kp_hash(&want, sizeof(want));
 	kp_slots_reserve(&c->mkeys, 64);
 	mask = c->mkeys.cap - 1;
 	for (i = h & mask; (sl = &c->mkeys.tab[i])->p; i = (i + 1) & mask) {
 		k = sl->p;
 		if (sl->hash == h && memcmp(k, &want, sizeof(want)) == 0) {
-			mm->key[rel] = k;
+			mm->key[0] = k;
 			return k;
 		}
 	}
@@ -350,19 +382,19 @@ mkey_of(struct pdc *c, const struct kp_map *m, bool rel)
 	sl->hash = h;
 	sl->p = nk;
 	c->mkeys.n++;
-	mm->key[rel] = nk;
+	mm->key[0] = nk;
 	return nk;
 }
 
 static void
 ftab_grow(struct pdc *c)
 {
-	struct fent *old = c->ftab, *e;
+	struct fslot *old = c->ftab, *e;
 	size_t cap = c->fcap, i, j, mask;
 
 	c->fcap = cap ? cap * 2 : 1u << 14;
 	/* on a cache line's start (malloc's of 512 KiB, a mapping's), so
-	 * that no entry crosses one */
+	 * that no slot crosses one */
 	c->ftab = kp_table_alloc(c->fcap * sizeof(*c->ftab));
 	mask = c->fcap - 1;
 	for (i = 0; i < cap; i++) {
@@ -377,105 +409,147 @@ ftab_grow(struct pdc *c)
 	kp_table_free(old, cap * sizeof(*old));
 }
 
-/* A new entry for w's key, holding fr[0..n) (none: a mark). */
-static const struct fent *
-fent_put(struct pdc *c, const struct want *w,
-	 const struct kp_frame *const *fr, size_t n)
+static void name_fent(struct pdc *c, struct fent *e, uint32_t id);
+static void namer_publish(struct pdc *c);
+
+/* A new entry, numbered c->fn: the key of w's, or (w NULL) named f. */
+static uint32_t
+fent_new(struct pdc *c, const struct want *w, const struct kp_frame *f)
 {
-	size_t mask = c->fcap - 1, i;
+	uint32_t id = (uint32_t)c->fn;
 	struct fent *e;
 
+	if (c->fn >= FCHUNK * FCHUNKS)
+		kp_die("more than %zu distinct addresses", FCHUNK * FCHUNKS);
+	if ((c->fn & (FCHUNK - 1)) == 0 && !c->fchunks[c->fn >> FCHUNK_SHIFT])
+		c->fchunks[c->fn >> FCHUNK_SHIFT] =
+			kp_xmalloc(FCHUNK * sizeof(struct fent));
+	e = fent_at(c, id);
+	if (w) {
+		e->ip = w->ip;
+		e->mk = w->mk;
+		e->kind = w->kind;
+		if (w->kind >> 16 == SP_KERNEL + 1 && !c->ksnap_taken)
+			kernel_snap(c);
+	} else {
+		e->ip = 0;
+		e->mk = NULL;
+		e->kind = FENT_NAMED;
+		e->n = 1;
+		e->fr.one = f;
+	}
+	c->fn++;
+	if (!c->nm) {
+		if (w)
+			name_fent(c, e, id); /* one thread: at once */
+	} else if ((c->fn & 63) == 0) {
+		namer_publish(c);
+	}
+	return id;
+}
+
+/* The entry of frame f (no address's: see above). */
+static uint32_t
+special(struct pdc *c, const struct kp_frame *f)
+{
+	uint64_t h = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull;
+	struct kp_slot *sl;
+	size_t mask, i;
+
+	h ^= h >> 29;
+	kp_slots_reserve(&c->special, 64);
+	mask = c->special.cap - 1;
+	for (i = h & mask; (sl = &c->special.tab[i])->p; i = (i + 1) & mask)
+		if (sl->hash == h)
+			return (uint32_t)(uintptr_t)sl->p - 1;
+	sl->hash = h;
+	sl->p = (void *)(uintptr_t)(fent_new(c, NULL, f) + 1);
+	c->special.n++;
+	return (uint32_t)(uintptr_t)sl->p - 1;
+}
+
+/* w's key: the address, and its mapping's key if user. */
+static void
+want_key(struct pdc *c, struct want *w)
+{
+	w->mk = w->m ? mkey_of(c, w->m) : NULL;
+	w->h = fent_hash(w->ip, w->mk, w->kind);
+}
+
+/* w's entry number, made (to be named) if new. */
+static uint32_t
+fent_find(struct pdc *c, const struct want *w)
+{
+	size_t mask = c->fcap - 1, i;
+	struct fslot *e;
+
+	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
+		if (e->ip == w->ip && e->mk == w->mk && e->kind == w->kind)
+			return e->id;
 	if ((c->fn + 1) * 4 > c->fcap * 3) {
 		ftab_grow(c);
 		mask = c->fcap - 1;
+		for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
+			;
+		e = &c->ftab[i];
 	}
-	for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
-		;
-	e = &c->ftab[i];
-	e->ip = w->kip;
+	e->ip = w->ip;
 	e->mk = w->mk;
-	e->kind = w->kkind;
+	e->kind = w->kind;
+	e->id = fent_new(c, w, NULL);
+	return e->id;
+}
+
+/*
+ * The naming side: the frames of entry e, resolved and tidied.  The
+ * kernel's symbols are loaded at the first kernel address (load_kernel,
+ * with what the capture had said by then: kernel_snap).
+ */
+/* Frame f is entry id's: noted, and whether another's was f too. */
+static void
+own(struct pdc *c, const struct kp_frame *f, uint32_t id)
+{
+	c->owner = kp_grow_for(c->owner, &c->ocap, sizeof(*c->owner), f->id);
+	if (!c->owner[f->id])
+		c->owner[f->id] = id + 1;
+	else if (c->owner[f->id] != id + 1)
+		c->shared = true;
+}
+
+static void
+name_fent(struct pdc *c, struct fent *e, uint32_t id)
+{
+	const struct kp_frame *fr[KP_RES_MAX];
+	struct kp_map m;
+	size_t k, n;
+
+	if (e->kind >> 16 == SP_KERNEL + 1) {
+		if (!c->kernel_tried)
+			load_kernel(c);
+		n = kp_resolve_kernel_to(c->res, e->ip, 0, fr);
+	} else if (e->mk) {
+		memset(&m, 0, sizeof(m));
+		m.start = e->mk->base;
+		m.end = UINT64_MAX;
+		m.path = e->mk->path;
+		m.build_id = e->mk->bid;
+		n = kp_resolve_user_to(c->res, &m, e->ip, e->kind & 0xffff,
+				       fr);
+	} else {
+		fr[0] = kp_frame_make(e->ip, KP_F_ADDR, NULL, NULL);
+		n = 1;
+	}
+	for (k = 0; k < n; k++) {
+		fr[k] = tidy(c, fr[k]);
+		own(c, fr[k], id);
+	}
 	e->n = (uint32_t)n;
 	if (n == 1) {
 		e->fr.one = fr[0];
-	} else if (n > 1) {
-		e->fr.many = kp_pool_alloc(&c->pool, n * sizeof(*fr));
+	} else {
+		e->fr.many = kp_pool_alloc(&c->npool, n * sizeof(*fr));
 		memcpy(e->fr.many, fr, n * sizeof(*fr));
 	}
-	c->fn++;
-	return e;
-}
-
-/* w's key: the address where mapped, or (--functions) in its file. */
-static void
-want_key(struct pdc *c, struct want *w, bool abs)
-{
-	const struct kp_map *m = w->m;
-	uint64_t base = m ? m->start - m->pgoff : 0;
-
-	w->kip = w->ip;
-	w->kkind = w->kind;
-	w->rel = false;
-	if (abs) {
-		w->kkind |= FENT_ABS;
-	} else if (m && m->path && c->po->functions) {
-		w->kip = w->ip - base;
-		w->rel = true;
-	}
-	w->mk = m ? mkey_of(c, m, w->rel) : NULL;
-	w->h = fent_hash(w->kip, w->mk, w->kkind);
-}
-
-/* w's entry, made (resolved) if new; a mark if one. */
-static const struct fent *
-fent_find(struct pdc *c, const struct want *w)
-{
-	const struct kp_frame *fr[KP_RES_MAX];
-	size_t mask = c->fcap - 1, i, k, n;
-	struct fent *e;
-	struct want a;
-
-	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
-		if (e->ip == w->kip && e->mk == w->mk && e->kind == w->kkind)
-			return e;
-	if (w->kind >> 16 == SP_KERNEL + 1) {
-		if (!c->kernel_tried)
-			load_kernel(c);
-		n = kp_resolve_kernel_to(c->res, w->ip, 0, fr);
-	} else if (w->m) {
-		n = kp_resolve_user_to(c->res, w->m, w->ip, w->kind & 0xffff,
-				       fr);
-	} else {
-		fr[0] = kp_frame_make(w->ip, KP_F_ADDR, NULL, NULL);
-		n = 1;
-	}
-	for (k = 0; k < n; k++)
-		fr[k] = tidy(c, fr[k]);
-	if (w->rel)
-		for (k = 0; k < n; k++)
-			if (fr[k]->flags & KP_F_ADDR) {
-				/* named by where it was mapped: a mark here,
-				 * the frames under that key */
-				fent_put(c, w, NULL, 0);
-				a = *w;
-				want_key(c, &a, true);
-				return fent_put(c, &a, fr, n);
-			}
-	return fent_put(c, w, fr, n);
-}
-
-/* w's entry (resolved if new), past a mark. */
-static const struct fent *
-fent_get(struct pdc *c, const struct want *w)
-{
-	const struct fent *e = fent_find(c, w);
-	struct want a;
-
-	if (e->n)
-		return e;
-	a = *w;
-	want_key(c, &a, true);
-	return fent_find(c, &a);
 }
 
 /* Address ip of space sp (rflags 0, or KP_RES_PERF_INLINES for a user
@@ -502,15 +576,31 @@ want(struct pdc *c, int sp, uint64_t ip, unsigned rflags)
 	w->m = NULL;
 }
 
-/* The frames of the wanted addresses of sample r to c->cv, in order. */
+/*
+ * ---- the stacks ----
+ *
+ * A stack is built as the numbers of its entries (each one more, as a
+ * pointer: a kp_agg holds pointers and never reads what they point to),
+ * counted in the event's aggregation as they come; at the end each is
+ * made its frames, the entries' in order, and counted again in an
+ * aggregation of frames, in the order first met (two lists of entries
+ * can name the same frames: --functions names every address of a
+ * function alike).
+ */
+static inline void
+push_id(struct pdc *c, uint32_t id)
+{
+	kp_conv_push(&c->cv, (const struct kp_frame *)(uintptr_t)(id + 1));
+}
+
+/* The entries of the wanted addresses of sample r to c->cv, in order. */
 static void
 push_wants(struct pdc *c, const struct kp_pd_rec *r)
 {
 	const struct kp_proc *p = NULL;
-	const struct fent *e;
 	struct want *w;
 	bool found = false;
-	size_t i, k;
+	size_t i;
 
 	if (!c->fcap)
 		ftab_grow(c);
@@ -523,17 +613,11 @@ push_wants(struct pdc *c, const struct kp_pd_rec *r)
 			}
 			w->m = p ? kp_proc_map_back(p, w->ip) : NULL;
 		}
-		want_key(c, w, false);
+		want_key(c, w);
 		__builtin_prefetch(&c->ftab[w->h & (c->fcap - 1)]);
 	}
-	for (i = 0; i < c->nwants; i++) {
-		e = fent_get(c, &c->wants[i]);
-		if (e->n == 1)
-			kp_conv_push(&c->cv, e->fr.one);
-		else
-			for (k = 0; k < e->n; k++)
-				kp_conv_push(&c->cv, e->fr.many[k]);
-	}
+	for (i = 0; i < c->nwants; i++)
+		push_id(c, fent_find(c, &c->wants[i]));
 	c->nwants = 0;
 }
 
@@ -561,8 +645,8 @@ push_proc(struct pdc *c, const struct kp_pd_rec *r)
 		if (t[i] == ' ' || t[i] == '\t')
 			t[i] = '_';
 	memcpy(t + k, buf, n);
-	kp_conv_push(&c->cv, kp_conv_intern(&(struct kp_frame){
-					     .sym = kp_intern(t, k + n) }));
+	push_id(c, special(c, kp_conv_intern(&(struct kp_frame){
+				      .sym = kp_intern(t, k + n) })));
 }
 
 /*
@@ -587,8 +671,6 @@ push_unwound(struct pdc *c, const struct kp_pd_rec *r)
 	}
 	if (!c->uw) {
 		c->uw = kp_unwind_new(c->procs, kp_pd_info(c->pd)->arch);
-		if (c->self)
-			kp_unwind_watch(c->uw);
 		c->pcs = kp_xmalloc(KP_UNWIND_MAX * sizeof(*c->pcs));
 	}
 	n = kp_unwind_user(c->uw, &u, c->pcs, KP_UNWIND_MAX, &why);
@@ -614,9 +696,7 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 		c->aggs = kp_xrealloc(c->aggs, ((size_t)r->ev + 1) *
 						       sizeof(*c->aggs));
 		for (; c->naggs <= (size_t)r->ev; c->naggs++)
-			c->aggs[c->naggs] = c->naggs == c->direct_ev
-						    ? c->direct
-						    : kp_agg_new();
+			c->aggs[c->naggs] = kp_agg_new();
 	}
 	first = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				PERF_RECORD_MISC_KERNEL
@@ -657,11 +737,11 @@ stack(struct pdc *c, const struct kp_pd_rec *r)
 		want(c, first, r->ip, 0);
 	push_wants(c, r);
 	if (c->cv.n == 0 && c->user_dropped) /* user time, as kp-sample names it */
-		kp_conv_push(&c->cv, kp_frame_make(0, 0, KP_USER_FRAME, NULL));
+		push_id(c, special(c, kp_frame_make(0, 0, KP_USER_FRAME, NULL)));
 	if (c->po->proc != KP_PROC_NONE)
 		push_proc(c, r);
 	if (c->cv.n == 0) /* all its frames filtered out, as perf2kp says */
-		kp_conv_push(&c->cv, kp_frame_make(0, 0, "[no stack]", NULL));
+		push_id(c, special(c, kp_frame_make(0, 0, "[no stack]", NULL)));
 }
 
 static void
@@ -700,7 +780,7 @@ on_span(const struct kp_offcpu_span *sp, void *arg)
 			     (const struct kp_frame *)(uintptr_t)sp->ips[i]);
 	if (c->o->state) {
 		snprintf(name, sizeof(name), "[%c]", sp->state ? sp->state : '?');
-		kp_conv_push(&c->cv, kp_frame_make(0, 0, name, NULL));
+		push_id(c, special(c, kp_frame_make(0, 0, name, NULL)));
 	}
 	kp_agg_late_add(&c->late, c->aggs[c->sw_ev], c->cv.frames, c->cv.n,
 			sp->ns);
@@ -1044,263 +1124,357 @@ finish(struct pdc *c, struct kp_agg *agg)
 			(unsigned long long)kp_pd_unknown(c->pd));
 }
 
-/* ---- halves ----
+/*
+ * ---- the naming thread ----
  *
- * A big perf.data file is converted by two threads at once.  Its
- * samples, in the order the reader delivers them (time order), are cut
- * in two at the first sample taken after a time, chosen as both run
- * (see "balance" below; PERF2KP_SPLIT=1: the middle of the capture, the
- * header's first and last sample times; without them, the first read
- * past the middle of the data section): this thread converts the
- * samples before it and stops there; a second thread reads the whole
- * file again with a reader of its own (kp_pd_open_again, by pread) into
- * a process model, a resolver, a frame table, an unwinder and
- * aggregations of its own: it takes in every record before the cut as
- * this one does (MMAP, COMM, FORK, EXIT ...: the same process model at
- * every record) but builds no stack for the samples there, then
- * converts the samples after it.  Both read the same records the same
- * way, so where the cut falls is the same for both.  Names and frames
- * are interned in the shared tables (kp_intern_shared).  At the end the
- * second's stacks are added after this one's, event by event, in their
- * order (the order of first sight in the whole capture), and what it
- * would have said is said after what this one said: its kp_warn lines,
- * kept by a kp_trap, but for those of a file (or of the kernel's
- * symbols) this one had loaded already, which one thread would not have
- * said again.  The end (the event kept, metadata, the samples of no
- * event, a reading error) is the second reader's, which read it all.
+ * A big capture is read and named at once on two threads: this one (the
+ * reading side) reads the records, keeps the process model and builds
+ * the stacks of entries (see "the frame table"), and a second (the
+ * naming side) names each new entry as it is made, in the order made,
+ * loading the symbol tables and the kernel's as they are first wanted.
+ * Neither waits for the other but at the end, when the stacks are made
+ * frames (see "the stacks").  On a system-wide capture of a test suite
+ * (perfdata-check.data) the two are about even: where the halves of
+ * the capture on two threads (each reading and naming its own, the
+ * second reading the first's part again to know its processes) took
+ * 0.79 of one thread's time, this takes 0.6.
  *
- * What a sample becomes depends on the samples before it in three ways
- * only, each checked at the end: when the kernel's symbols are loaded
- * (the first kernel frame: what the capture had said of the kernel by
- * then), the modules an unwinder kept for a program (kp_unwind_agrees),
- * and a total that overflows 64 bits (a stack's count is then left as
- * it was).  If any of these may differ, or the second thread met a
- * fatal error (kp_die: out of memory ...), its work is dropped and this
- * thread converts the rest itself, as one thread does.  Output, messages
- * and exit status are those of one thread (tests/perf2kp-data/halves.sh
- * and fuzz_perfdata compare them).
+ * Output, messages and exit status are one thread's, which names an
+ * entry as soon as it is made: the messages of both sides (kp_warn
+ * while they run) are kept, each with where it was said (the naming
+ * side's at the entry it names, the reading side's after the entries
+ * made by then), and said in that order at the end; a fatal error of
+ * either (kp_die) ends it all there, what came later not said.
  */
-
-/* ---- balance ----
- *
- * Where the cut falls is chosen while both threads run, so that they
- * end together: the first thread pays for loading most symbol tables
- * and the second reads the first's part again before its own, so the
- * middle of the capture is seldom the cut that balances them (on a
- * system-wide capture of a test suite, cut at the middle, the second
- * ended 25-45 ms before the first, of 130-180 ms).  The first converts
- * samples up to a time it has said (its guard, a step of 1/512 of the
- * capture ahead of it, kept in its cut_at) and says how far it has read
- * each time it moves its guard on.  The second, reading the
- * first's part again, sets the cut where what is left of the first's
- * part is as many bytes as what is left of the file after it: at the
- * latest sample time it has read (every sample read so far is then the
- * first's, the one it is at the first of its own), if the first's guard
- * is not past it; the first stops at that sample, as it stops at a cut
- * fixed before.  So the cut is still the first sample after a time,
- * read the same way by both, only now chosen later, and all that the
- * halves keep (see above) holds wherever it falls.  If the first's
- * guard passes the last sample time first (the second slow to start),
- * the second stops reading and the first converts every sample.
- * PERF2KP_SPLIT=1 keeps the middle, where the tests put their edits.
- */
-struct cutter {
-	pthread_mutex_t mu;
-	uint64_t guard;	/* the first converts samples up to this time
-			 * (set under mu, atomic) */
-	uint64_t step;
-	uint64_t first_at; /* how far the first had read (atomic) */
-	uint64_t end;	   /* the data section's end */
-	uint64_t last;	   /* the last sample time (the header's) */
-	bool decided;
-	uint64_t cut_at;   /* decided: the cut */
+struct said {
+	uint64_t at; /* entry << 1, | 1 for the naming side's */
+	size_t seq;
+	char *msg;   /* NULL: out of memory */
 };
 
-/* The first thread (c->cs set) at a sample of time t, read up to done:
- * past its guard, the cut if chosen, else a guard further on. */
-static void
-balance_first(struct pdc *c, uint64_t t, uint64_t done)
-{
-	struct cutter *cs = c->cs;
+struct namer {
+	struct kp_trap trap;  /* the naming thread's (first: its address) */
+	struct kp_trap rtrap; /* the reading side's while the two run */
+	struct pdc *c;
+	pthread_t th;
+	size_t published; /* entries made, for the naming side (atomic) */
+	size_t named;	  /* entries named (the naming side's) */
+	bool over;	  /* the reading side has made its last (atomic) */
+	bool died, rdied; /* a side met kp_die ... */
+	uint64_t died_at, rdied_at; /* ... there (as said.at) */
+	jmp_buf died_jmp, rdied_jmp;
+	pthread_mutex_t mu; /* the messages */
+	struct said *said;
+	size_t nsaid;
+};
 
-	pthread_mutex_lock(&cs->mu);
-	if (cs->decided) {
-		c->cut_at = cs->cut_at;
-		c->cs = NULL;
-	} else {
-		c->cut_at = t > UINT64_MAX - cs->step ? UINT64_MAX
-						      : t + cs->step;
-		__atomic_store_n(&cs->guard, c->cut_at, __ATOMIC_RELAXED);
-		__atomic_store_n(&cs->first_at, done, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&cs->mu);
+static void
+keep_said(struct namer *nm, uint64_t at, char *msg)
+{
+	pthread_mutex_lock(&nm->mu);
+	if ((nm->nsaid & (nm->nsaid - 1)) == 0)
+		nm->said = kp_xrealloc(nm->said, (nm->nsaid ? nm->nsaid * 2 : 1) *
+							 sizeof(*nm->said));
+	nm->said[nm->nsaid].at = at;
+	nm->said[nm->nsaid].seq = nm->nsaid;
+	nm->said[nm->nsaid++].msg = msg;
+	pthread_mutex_unlock(&nm->mu);
 }
 
-/* The second (c->cs set) at a sample of time t, read up to done: the
- * cut set here if the rest balances, the first's guard not past it;
- * false when no cut can be set any more (the first converts it all). */
-static bool
-balance_second(struct pdc *c, uint64_t t, uint64_t done)
+static void
+namer_warn(struct kp_trap *t, char *msg)
 {
-	struct cutter *cs = c->cs;
-	uint64_t first_at;
+	struct namer *nm = (struct namer *)t;
 
-	/* every 64th sample */
-	if ((c->seen & 63) == 0) {
-		if (__atomic_load_n(&cs->guard, __ATOMIC_RELAXED) >= cs->last)
-			return false;
-		first_at = __atomic_load_n(&cs->first_at, __ATOMIC_RELAXED);
-		if (c->seen && t > c->seen_max && done >= first_at &&
-		    done - first_at >= cs->end - done) {
-			pthread_mutex_lock(&cs->mu);
-			if (cs->guard <= c->seen_max) {
-				cs->decided = true;
-				cs->cut_at = c->cut_at = c->seen_max;
-				c->cs = NULL;
+	keep_said(nm, (uint64_t)nm->named << 1 | 1, msg);
+}
+
+static void
+namer_die(struct kp_trap *t)
+{
+	struct namer *nm = (struct namer *)t;
+
+	nm->died = true;
+	nm->died_at = (uint64_t)nm->named << 1 | 1;
+	kp_intern_release();
+	longjmp(nm->died_jmp, 1);
+}
+
+static void
+reader_warn(struct kp_trap *t, char *msg)
+{
+	struct namer *nm = (struct namer *)((char *)t -
+					    offsetof(struct namer, rtrap));
+
+	keep_said(nm, (uint64_t)nm->c->fn << 1, msg);
+}
+
+static void
+reader_die(struct kp_trap *t)
+{
+	struct namer *nm = (struct namer *)((char *)t -
+					    offsetof(struct namer, rtrap));
+
+	nm->rdied = true;
+	nm->rdied_at = (uint64_t)nm->c->fn << 1;
+	kp_intern_release();
+	longjmp(nm->rdied_jmp, 1);
+}
+
+/* The entries made so far, for the naming side. */
+static void
+namer_publish(struct pdc *c)
+{
+	__atomic_store_n(&c->nm->published, c->fn, __ATOMIC_RELEASE);
+}
+
+static inline void
+cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* The naming side's loop: each entry named as it is published. */
+static void
+name_all(struct namer *nm)
+{
+	struct pdc *c = nm->c;
+	struct fent *e;
+	unsigned spins = 0;
+	size_t n;
+
+	for (;;) {
+		n = __atomic_load_n(&nm->published, __ATOMIC_ACQUIRE);
+		if (nm->named < n) {
+			for (; nm->named < n; nm->named++) {
+				e = fent_at(c, (uint32_t)nm->named);
+				if (!(e->kind & FENT_NAMED))
+					name_fent(c, e, (uint32_t)nm->named);
 			}
-			pthread_mutex_unlock(&cs->mu);
-			if (!c->cs)
-				return true;
+			spins = 0;
+			continue;
 		}
+		if (__atomic_load_n(&nm->over, __ATOMIC_ACQUIRE) &&
+		    nm->named == __atomic_load_n(&nm->published,
+						 __ATOMIC_ACQUIRE))
+			break;
+		/* caught up: spin a while, then let the reading side run */
+		if (++spins < 2000)
+			cpu_pause();
+		else
+			sched_yield();
 	}
-	if (!c->seen || t > c->seen_max)
-		c->seen_max = t;
-	c->seen++;
+}
+
+static void *
+namer_main(void *arg)
+{
+	struct namer *nm = arg;
+
+	kp_trap = &nm->trap;
+	if (setjmp(nm->died_jmp) == 0)
+		name_all(nm);
+	kp_trap = NULL;
+	return NULL;
+}
+
+/* A naming thread for c, if its input is worth one (and the machine
+ * has a second CPU): true if it runs. */
+static bool
+namer_start(struct pdc *c)
+{
+	const struct kp_pd_opts *o = c->o;
+	uint64_t from, total;
+	struct namer *nm;
+
+	if (!o->split_min || (o->split_min > 1 && kp_cpus() < 2))
+		return false;
+	kp_pd_progress(c->pd, &from, &total);
+	if (!kp_pd_pipe(c->pd) && o->split_min > 1 &&
+	    kp_pd_data_end(c->pd) - from < o->split_min)
+		return false;
+	nm = kp_xcalloc(1, sizeof(*nm));
+	nm->trap.warn = namer_warn;
+	nm->trap.die = namer_die;
+	nm->rtrap.warn = reader_warn;
+	nm->rtrap.die = reader_die;
+	nm->c = c;
+	pthread_mutex_init(&nm->mu, NULL);
+	c->nm = nm;
+	kp_intern_shared = true;
+	if (pthread_create(&nm->th, NULL, namer_main, nm) != 0) {
+		kp_intern_shared = false;
+		pthread_mutex_destroy(&nm->mu);
+		free(nm);
+		c->nm = NULL;
+		return false;
+	}
 	return true;
 }
 
-enum { KEY_NONE, KEY_FILE, KEY_KERNEL };
-/* Where the second half begins: at the first sample taken after a time,
- * or read past an offset. */
-enum { CUT_NONE, CUT_TIME, CUT_OFFSET };
-
-/* A message of the second half, and what it was said of. */
-struct said {
-	int key;
-	const char *path, *build_id; /* KEY_FILE's */
-	char *msg;
-};
-
-struct half {
-	struct kp_trap trap; /* first: the trap is the half */
-	struct pdc c;
-	struct kp_pd_rec r;
-	pthread_t th;
-	jmp_buf died_at;
-	bool died;
-	int st;	/* its reader's end: 0, or -1 (kp_pd_error) */
-	int key; /* what is being loaded */
-	const char *path, *build_id;
-	struct said *said;
-	size_t nsaid;
-	struct cutter cs; /* the cut being chosen (CUT_TIME; not with
-			   * PERF2KP_SPLIT=1): step 0 if not */
-};
-
-static void
-kernel_said(struct half *h, bool on)
+static int
+said_order(const void *a, const void *b)
 {
-	h->key = on ? KEY_KERNEL : KEY_NONE;
+	const struct said *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The naming thread joined: what both sides said, said in order (to a
+ * fatal error, which ends the program there). */
 static void
-file_said(void *arg, const char *path, const char *build_id)
+namer_end(struct pdc *c)
 {
-	struct half *h = arg;
+	struct namer *nm = c->nm;
+	uint64_t stop = UINT64_MAX;
+	size_t i;
 
-	h->key = path ? KEY_FILE : KEY_NONE;
-	h->path = path;
-	h->build_id = build_id;
+	namer_publish(c);
+	__atomic_store_n(&nm->over, true, __ATOMIC_RELEASE);
+	pthread_join(nm->th, NULL);
+	kp_intern_shared = false;
+	if (nm->died)
+		stop = nm->died_at;
+	if (nm->rdied && nm->rdied_at < stop)
+		stop = nm->rdied_at;
+	qsort(nm->said, nm->nsaid, sizeof(*nm->said), said_order);
+	for (i = 0; i < nm->nsaid; i++) {
+		if (nm->said[i].at <= stop) {
+			if (nm->said[i].msg)
+				kp_warn("%s", nm->said[i].msg);
+			else
+				kp_warn("out of memory");
+		}
+		free(nm->said[i].msg);
+	}
+	free(nm->said);
+	if (c->o->split_trace)
+		fprintf(stderr, "%s: %s: %zu addresses named on a second "
+			"thread\n", kp_progname, kp_input_name(c->in),
+			nm->named);
+	if (stop != UINT64_MAX)
+		exit(KP_EXIT_FATAL); /* what kp_die would have done */
+	pthread_mutex_destroy(&nm->mu);
+	free(nm);
+	c->nm = NULL;
 }
 
-static void
-half_warn(struct kp_trap *t, char *msg)
-{
-	struct half *h = (struct half *)t;
-	struct said *s;
-
-	if ((h->nsaid & (h->nsaid - 1)) == 0)
-		h->said = kp_xrealloc(h->said, (h->nsaid ? h->nsaid * 2 : 1) *
-						       sizeof(*h->said));
-	s = &h->said[h->nsaid++];
-	s->key = h->key;
-	s->path = h->path;
-	s->build_id = h->build_id;
-	s->msg = msg;
-}
-
-static void
-half_die(struct kp_trap *t)
-{
-	struct half *h = (struct half *)t;
-
-	kp_intern_release();
-	longjmp(h->died_at, 1);
-}
-
-/*
- * The records of c->pd to their end (0), an error (-1), or (1) the
- * first sample of the second half, in *r, when c converts the first.
- */
+/* The records of c->pd to their end (0) or an error (-1). */
 static int
 records(struct pdc *c, struct kp_pd_rec *r)
 {
-	uint64_t done, total;
 	int st;
 
 	while ((st = kp_pd_next(c->pd, r)) > 0) {
-		if (c->cut && r->type == PERF_RECORD_SAMPLE) {
-			kp_pd_progress(c->pd, &done, &total);
-			if (c->cs && c->self) {
-				if (!balance_second(c, r->time,
-						    kp_pd_delivered(c->pd)))
-					return 0; /* the first's, all */
-			} else if (c->cs && r->time > c->cut_at) {
-				balance_first(c, r->time,
-					      kp_pd_delivered(c->pd));
-			}
-			if (c->cut == CUT_TIME ? r->time > c->cut_at
-					       : done > c->cut_at) {
-				if (!c->self)
-					return 1;
-				c->cut = CUT_NONE; /* the second's own now */
-			} else if (c->self) {
-				continue; /* the first's */
-			}
-		}
 		if (r->time > c->last_time)
 			c->last_time = r->time;
 		c->nsamples += r->type == PERF_RECORD_SAMPLE;
 		record(c, r);
 		progress(c, false);
 	}
-	return st;
-}
-
-/* records(), its stacks all added to its aggs (see sample()). */
-static int
-convert_records(struct pdc *c, struct kp_pd_rec *r)
-{
-	int st = records(c, r);
-
 	kp_agg_late_end(&c->late);
 	return st;
 }
 
-/* The caches of a converter, when its stacks are all counted; its
- * unwinder too unless keep_unwinder (what kp_unwind_agrees compares). */
-static void
-drop_caches(struct pdc *c, bool keep_unwinder)
+/* records() with the naming thread, if there is one, to its end. */
+static int
+scan(struct pdc *c, struct kp_pd_rec *r)
 {
-	if (!keep_unwinder) {
-		kp_unwind_free(c->uw);
-		c->uw = NULL;
-		free(c->pcs);
-		c->pcs = NULL;
+	struct namer *nm = c->nm;
+	volatile int st = -1;
+
+	if (!nm)
+		return records(c, r);
+	if (setjmp(nm->rdied_jmp) == 0) {
+		kp_trap = &nm->rtrap;
+		st = records(c, r);
 	}
+	kp_trap = NULL;
+	namer_end(c);
+	return st;
+}
+
+/*
+ * Each event's stacks of entries made stacks of frames (see "the
+ * stacks"), the kept event's into the caller's aggregation.  Where no
+ * frame was two entries' (a special one too, checked here), distinct
+ * lists of entries make distinct stacks (each frame tells its entry),
+ * and each is added without a look-up (kp_agg_append): on perfdata-
+ * check.data, 117,000 stacks of 178,000 entries, a third of the time.
+ */
+static void
+to_frames(struct pdc *c)
+{
+	const struct kp_stack *st;
+	const struct fent *e;
+	struct kp_agg *ids, *fr;
+	size_t i, k, j, m;
+	bool distinct;
+
+	for (i = 0; i < c->special.cap && !c->shared; i++)
+		if (c->special.tab[i].p) {
+			e = fent_at(c, (uint32_t)(uintptr_t)c->special.tab[i].p - 1);
+			if (e->fr.one->id < c->ocap && c->owner[e->fr.one->id])
+				c->shared = true;
+		}
+	for (i = 0; i < c->naggs; i++) {
+		ids = c->aggs[i];
+		fr = i == c->direct_ev ? c->direct : kp_agg_new();
+		distinct = !c->shared && kp_agg_len(fr) == 0;
+		for (k = 0; k < kp_agg_len(ids); k++) {
+			st = kp_agg_get(ids, k);
+			c->cv.n = 0;
+			for (j = 0; j < st->n; j++) {
+				e = fent_at(c, (uint32_t)((uintptr_t)st->frames[j] - 1));
+				if (e->n == 1)
+					kp_conv_push(&c->cv, e->fr.one);
+				else
+					for (m = 0; m < e->n; m++)
+						kp_conv_push(&c->cv, e->fr.many[m]);
+			}
+			if (distinct)
+				kp_agg_append(fr, c->cv.frames, c->cv.n,
+					      st->count);
+			else
+				kp_agg_late_add(&c->late, fr, c->cv.frames,
+						c->cv.n, st->count);
+		}
+		kp_agg_late_end(&c->late);
+		if (!kp_agg_total_ok(ids))
+			kp_agg_overflowed(fr);
+		kp_agg_free(ids);
+		c->aggs[i] = fr;
+	}
+	c->cv.n = 0;
+}
+
+/* The caches of a converter, when its stacks are all counted. */
+static void
+drop_caches(struct pdc *c)
+{
+	size_t i;
+
+	kp_unwind_free(c->uw);
+	c->uw = NULL;
+	free(c->pcs);
+	c->pcs = NULL;
 	kp_table_free(c->ftab, c->fcap * sizeof(*c->ftab));
 	c->ftab = NULL;
-	c->fcap = c->fn = 0;
+	c->fcap = 0;
+	if (c->fchunks) {
+		for (i = 0; i < FCHUNKS && c->fchunks[i]; i++)
+			free(c->fchunks[i]);
+		free(c->fchunks);
+		c->fchunks = NULL;
+	}
+	c->fn = 0;
+	kp_slots_free(&c->special);
 	free(c->wants);
 	c->wants = NULL;
 	c->nwants = c->capwants = 0;
@@ -1308,6 +1482,10 @@ drop_caches(struct pdc *c, bool keep_unwinder)
 	c->names = NULL;
 	c->capnames = c->nnames = 0;
 	kp_pool_free(&c->pool);
+	kp_pool_free(&c->npool);
+	free(c->owner);
+	c->owner = NULL;
+	c->ocap = 0;
 	kp_slots_free(&c->mkeys);
 	kp_slots_free(&c->paths);
 	kp_procs_free(c->procs);
@@ -1321,41 +1499,24 @@ pdc_free(struct pdc *c, struct kp_agg *agg)
 {
 	size_t i;
 
-	drop_caches(c, false);
+	drop_caches(c);
 	kp_offcpu_free(c->off);
 	free(c->words);
 	for (i = 0; i < c->naggs; i++)
 		if (c->aggs[i] != agg)
 			kp_agg_free(c->aggs[i]);
-	if (c->direct && c->direct != agg && c->direct_ev >= c->naggs)
-		kp_agg_free(c->direct); /* a half's, its event not met */
 	free(c->aggs);
 	kp_conv_free(&c->cv);
+	kp_conv_free(&c->ncv);
 	kp_agg_late_free(&c->late);
 	free(c->kallsyms);
-	free(c->kload.build_id);
+	free(c->ksnap_build_id);
 	kp_pd_close(c->pd);
-}
-
-static void *
-half_main(void *arg)
-{
-	struct half *h = arg;
-
-	kp_trap = &h->trap;
-	if (setjmp(h->died_at) == 0) {
-		h->st = convert_records(&h->c, &h->r);
-		drop_caches(&h->c, true);
-	} else {
-		h->died = true;
-	}
-	kp_trap = NULL;
-	return NULL;
 }
 
 /*
  * One event but perf's dummy, the one kept if it has samples: its
- * stacks go to the caller's aggregation as they come (in the order
+ * stacks go to the caller's aggregation when made frames (in the order
  * finish() would add them), not to one of their own copied there at
  * the end.  A pipe may name more events later; --event may name none.
  */
@@ -1372,211 +1533,6 @@ direct_event(struct pdc *c)
 	return ev < SIZE_MAX - 1 ? ev : SIZE_MAX;
 }
 
-/* Start the second half's thread if c's file is worth it. */
-static bool
-split(struct pdc *c, struct half *h)
-{
-	const struct kp_pd_opts *o = c->o;
-	const struct kp_pd_info *info;
-	uint64_t from, total, end;
-	struct kp_pd *pd2;
-
-	if (!o->split_min || c->off || kp_pd_pipe(c->pd))
-		return false;
-	kp_pd_progress(c->pd, &from, &total);
-	end = kp_pd_data_end(c->pd);
-	if (end <= from || (o->split_min > 1 && (end - from < o->split_min ||
-						  kp_cpus() < 2)))
-		return false;
-	if (!(pd2 = kp_pd_open_again(c->pd)))
-		return false;
-	memset(h, 0, sizeof(*h));
-	h->trap.warn = half_warn;
-	h->trap.die = half_die;
-	h->c.o = c->o;
-	h->c.po = c->po;
-	h->c.event = c->event;
-	h->c.in = c->in;
-	h->c.pd = pd2;
-	h->c.self = h;
-	/* the first reader's calls that name the events, made again */
-	h->c.direct_ev = direct_event(&h->c);
-	if (h->c.direct_ev != SIZE_MAX)
-		h->c.direct = kp_agg_new();
-	h->c.res = kp_resolver_new(0);
-	kp_resolver_share(c->res, h->c.res);
-	kp_resolver_on_load(h->c.res, file_said, h);
-	h->c.procs = kp_procs_new();
-	kp_conv_init(&h->c.cv, NULL, c->in);
-	/* the cut: the middle, or chosen as they run (see "balance") */
-	info = kp_pd_info(c->pd);
-	c->cut = CUT_OFFSET;
-	c->cut_at = from + (end - from) / 2;
-	if (info->last_time > info->first_time) {
-		c->cut = CUT_TIME;
-		c->cut_at = info->first_time +
-			    (info->last_time - info->first_time) / 2;
-	}
-	h->c.cut = c->cut;
-	h->c.cut_at = c->cut_at;
-	if (c->cut == CUT_TIME && !o->split_middle) {
-		h->cs.step = (info->last_time - info->first_time) / 512 + 1;
-		h->cs.guard = info->first_time + h->cs.step;
-		h->cs.first_at = from;
-		h->cs.end = end;
-		h->cs.last = info->last_time;
-		pthread_mutex_init(&h->cs.mu, NULL);
-		c->cs = h->c.cs = &h->cs;
-		c->cut_at = h->cs.guard;
-		h->c.cut_at = UINT64_MAX;
-	}
-	kp_intern_shared = true;
-	if (pthread_create(&h->th, NULL, half_main, h) != 0) {
-		kp_intern_shared = false;
-		c->cut = CUT_NONE;
-		if (c->cs)
-			pthread_mutex_destroy(&h->cs.mu);
-		c->cs = NULL;
-		pdc_free(&h->c, NULL);
-		return false;
-	}
-	return true;
-}
-
-/* c's aggregation of event i, made if new (see stack()). */
-static struct kp_agg *
-agg_of(struct pdc *c, size_t i)
-{
-	if (i >= c->naggs) {
-		c->aggs = kp_xrealloc(c->aggs, (i + 1) * sizeof(*c->aggs));
-		for (; c->naggs <= i; c->naggs++)
-			c->aggs[c->naggs] = c->naggs == c->direct_ev
-						    ? c->direct
-						    : kp_agg_new();
-	}
-	return c->aggs[i];
-}
-
-/* Would the second half's stacks, added to c's, be what one thread
- * counts?  Not if a total overflows (see "halves"). */
-static bool
-totals_fit(struct pdc *c, const struct pdc *c2)
-{
-	const struct kp_agg *a, *b;
-	size_t i;
-
-	for (i = 0; i < c2->naggs; i++) {
-		b = c2->aggs[i];
-		if (!kp_agg_len(b))
-			continue;
-		a = i < c->naggs ? c->aggs[i]
-		    : i == c->direct_ev ? c->direct : NULL;
-		if (!kp_agg_total_ok(b) ||
-		    (a && (!kp_agg_total_ok(a) ||
-			   kp_agg_total(a) > UINT64_MAX - kp_agg_total(b))))
-			return false;
-	}
-	return true;
-}
-
-/* The second half converted what one thread would have: NULL, else
- * why not. */
-static const char *
-half_differs(struct pdc *c, struct half *h)
-{
-	const struct pdc *c2 = &h->c;
-
-	if (h->died)
-		return "a fatal error";
-	if (c->kernel_tried && c2->kernel_tried &&
-	    (c->kload.have_text != c2->kload.have_text ||
-	     c->kload.text != c2->kload.text ||
-	     !c->kload.build_id != !c2->kload.build_id ||
-	     (c->kload.build_id &&
-	      strcmp(c->kload.build_id, c2->kload.build_id) != 0)))
-		return "the kernel's symbols";
-	if (!kp_unwind_agrees(c->uw, c2->uw))
-		return "an unwinder's modules";
-	if (!totals_fit(c, c2))
-		return "a total";
-	return NULL;
-}
-
-static void
-half_free(struct half *h)
-{
-	size_t i;
-
-	for (i = 0; i < h->nsaid; i++)
-		free(h->said[i].msg);
-	free(h->said);
-	if (h->cs.step)
-		pthread_mutex_destroy(&h->cs.mu);
-	pdc_free(&h->c, NULL);
-}
-
-/*
- * The second half joined to c (its first): its messages said, its
- * stacks added, its reader's end taken; *st its reader's status.  False
- * (and nothing of it kept) when c must convert the rest itself.
- */
-static bool
-join(struct pdc *c, struct half *h, int *st)
-{
-	const struct said *s;
-	struct pdc *c2 = &h->c;
-	const char *why;
-	size_t i;
-
-	pthread_join(h->th, NULL);
-	kp_intern_shared = false;
-	if ((why = half_differs(c, h)) != NULL) {
-		if (c->o->split_trace)
-			fprintf(stderr, "%s: %s: halves: %lu + %lu samples; "
-				"the second's again here (%s)\n", kp_progname,
-				kp_input_name(c->in), c->nsamples,
-				c2->nsamples, why);
-		half_free(h);
-		return false;
-	}
-	if (c->o->split_trace)
-		fprintf(stderr, "%s: %s: halves: %lu + %lu samples\n",
-			kp_progname, kp_input_name(c->in), c->nsamples,
-			c2->nsamples);
-	for (i = 0; i < h->nsaid; i++) {
-		s = &h->said[i];
-		/* what the first said too, one thread says once */
-		if ((s->key == KEY_KERNEL && c->kernel_tried) ||
-		    (s->key == KEY_FILE &&
-		     kp_resolver_has_file(c->res, s->path, s->build_id)))
-			continue;
-		if (s->msg)
-			kp_warn("%s", s->msg);
-		else
-			kp_warn("out of memory");
-	}
-	drop_caches(c, false);
-	/* joined as they are written (kp_agg_adopt), the second's owned
-	 * by the first's */
-	for (i = 0; i < c2->naggs; i++)
-		if (kp_agg_len(c2->aggs[i])) {
-			kp_agg_adopt(agg_of(c, i), c2->aggs[i]);
-			if (c2->direct == c2->aggs[i])
-				c2->direct = NULL;
-			c2->aggs[i] = NULL;
-		}
-	if (!c->not_unwound)
-		c->not_unwound_why = c2->not_unwound_why;
-	c->not_unwound += c2->not_unwound;
-	/* the end is the second reader's */
-	kp_pd_close(c->pd);
-	c->pd = c2->pd;
-	c2->pd = NULL;
-	*st = h->st;
-	half_free(h);
-	return true;
-}
-
 int
 kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 		    const struct kp_pd_opts *o, struct kp_perf_events *evs,
@@ -1584,7 +1540,6 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 {
 	struct pdc c;
 	struct kp_pd_rec r;
-	struct half *h;
 	int st;
 
 	memset(&c, 0, sizeof(c));
@@ -1602,36 +1557,14 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 	c.procs = kp_procs_new();
 	c.tty = isatty(2) && !kp_quiet;
 	kp_conv_init(&c.cv, NULL, in); /* its stacks go in by c.late */
+	kp_conv_init(&c.ncv, NULL, in);
+	c.fchunks = kp_xcalloc(FCHUNKS, sizeof(*c.fchunks));
 	if (c.o->offcpu) {
 		c.off = kp_offcpu_new();
 		c.sw_ev = -1;
 	}
-	h = kp_xmalloc(sizeof(*h));
-	if (!split(&c, h)) {
-		free(h);
-		h = NULL;
-	}
-	st = convert_records(&c, &r);
-	if (h) {
-		c.cut = CUT_NONE;
-		c.cs = NULL;
-		if (st <= 0) {
-			/* the cut not reached: the second converted nothing */
-			if (c.o->split_trace)
-				fprintf(stderr, "%s: %s: halves: %lu samples, "
-					"the cut not reached\n", kp_progname,
-					kp_input_name(in), c.nsamples);
-			pthread_join(h->th, NULL);
-			kp_intern_shared = false;
-			half_free(h);
-		} else if (!join(&c, h, &st)) {
-			/* the rest here, from the record the first stopped at */
-			record(&c, &r);
-			progress(&c, false);
-			st = convert_records(&c, &r);
-		}
-		free(h);
-	}
+	namer_start(&c);
+	st = scan(&c, &r);
 	progress(&c, true);
 	if (st < 0) {
 		if (!c.o->keep_going)
@@ -1646,6 +1579,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 			       "-e sched:sched_switch -g -a' (or '... -g "
 			       "COMMAND')", kp_input_name(in));
 		kp_offcpu_finish(c.off, c.last_time, on_span, &c);
+		kp_agg_late_end(&c.late);
 		kp_meta_set("off-cpu", "%llu waits, %llu still waiting at the "
 			    "end", (unsigned long long)kp_offcpu_stats(c.off)->spans,
 			    (unsigned long long)kp_offcpu_stats(c.off)->open);
@@ -1662,6 +1596,7 @@ kp_perfdata_convert(struct kp_agg *agg, struct kp_input *in,
 			kp_input_name(in), (unsigned long long)c.not_unwound,
 			c.not_unwound == 1 ? "" : "s", c.not_unwound_why,
 			c.not_unwound == 1 ? "" : ", the first");
+	to_frames(&c);
 	finish(&c, agg);
 	pdc_free(&c, agg);
 	return 0;

@@ -83,11 +83,11 @@ usage(FILE *fp, int status)
 		"  --state           with --off-cpu: the task state ([S], [D],\n"
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
-		"Environment: PERF2KP_SPLIT=0 one thread; =1 split any input\n"
-		"(a perf.data at the middle of the capture); =2 split any\n"
-		"input (a perf.data where the threads balance); unset or\n"
-		"empty: a file of 8 MB or more on two threads, as =2;\n"
-		"PERF2KP_SPLIT_TRACE: how a perf.data was split, on stderr.\n"
+		"Environment: PERF2KP_SPLIT=0 one thread; =1 or =2 two\n"
+		"threads for any input; unset or empty: a perf.data pipe\n"
+		"and a file of 8 MB or more on two threads;\n"
+		"PERF2KP_SPLIT_TRACE: what a perf.data's second thread\n"
+		"named, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
 	exit(status);
 }
@@ -139,9 +139,8 @@ main(int argc, char **argv)
 
 	kp_init(argv);
 	memset(&o, 0, sizeof(o));
-	/* a big file's halves on two threads; PERF2KP_SPLIT=0 one thread,
-	 * =1 two wherever a file can be split, a perf.data at the middle
-	 * of the capture, =2 the same where the threads balance (tests) */
+	/* a big input on two threads; PERF2KP_SPLIT=0 one thread, =1 and
+	 * =2 two for every input (the tests) */
 	o.split_min = 8u << 20;
 	pdo.split_min = 8u << 20;
 	if ((env = getenv("PERF2KP_SPLIT")) && *env) {
@@ -149,7 +148,6 @@ main(int argc, char **argv)
 			kp_usage_error("PERF2KP_SPLIT is 0, 1 or 2, not '%s'",
 				       env);
 		o.split_min = pdo.split_min = *env != '0';
-		pdo.split_middle = *env == '1';
 	}
 	pdo.split_trace = getenv("PERF2KP_SPLIT_TRACE") != NULL;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
