@@ -1134,10 +1134,13 @@ finish(struct pdc *c, struct kp_agg *agg)
  * loading the symbol tables and the kernel's as they are first wanted.
  * Neither waits for the other but at the end, when the stacks are made
  * frames (see "the stacks").  On a system-wide capture of a test suite
- * (perfdata-check.data) the two are about even: where the halves of
- * the capture on two threads (each reading and naming its own, the
- * second reading the first's part again to know its processes) took
- * 0.79 of one thread's time, this takes 0.6.
+ * (perfdata-check.data) the reading side is the slower, the naming side
+ * busy a third of its time: perf2kp takes 0.69 of one thread's time,
+ * where two halves of the capture, each read and named on a thread of
+ * its own (the second reading the first's part again to know its
+ * processes), took 0.74.  Handing the stacks to the naming side to
+ * count took longer (the 21 MB of them moving between the two CPUs'
+ * caches).
  *
  * Output, messages and exit status are one thread's, which names an
  * entry as soon as it is made: the messages of both sides (kp_warn
