@@ -278,6 +278,35 @@ kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
 }
 
 void
+kp_agg_append_all(struct kp_agg *agg, struct kp_agg *src)
+{
+	if (agg->pend)
+		settle(agg);
+	if (src->pend)
+		settle(src);
+	if (agg->len + src->len > agg->ocap) {
+		agg->ocap = agg->len + src->len;
+		agg->order = kp_xrealloc(agg->order,
+					 agg->ocap * sizeof(*agg->order));
+	}
+	if (src->len)
+		memcpy(agg->order + agg->len, src->order,
+		       src->len * sizeof(*src->order));
+	agg->len += src->len;
+	add_total(agg, src->total);
+	if (!src->total_ok)
+		kp_agg_overflowed(agg);
+	/* src's entries are agg's now: its pool is kept, the rest freed */
+	kp_slots_free(&src->index);
+	free(src->order);
+	src->order = NULL;
+	src->len = src->ocap = 0;
+	src->kept = agg->kept;
+	agg->kept = src;
+	agg->stale = true;
+}
+
+void
 kp_agg_overflowed(struct kp_agg *agg)
 {
 	agg->total = UINT64_MAX;

@@ -103,6 +103,9 @@ void kp_agg_overflowed(struct kp_agg *agg);
  */
 void kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
 		   size_t n, uint64_t count);
+/* Every stack of src, none of which agg holds, added after agg's without
+ * a look-up or a copy (src's entries are agg's: agg owns src). */
+void kp_agg_append_all(struct kp_agg *agg, struct kp_agg *src);
 /*
  * The rule of kp(5) for totals: past 2^64 (a sum of identical stacks
  * included) is fatal, "prog: NAME: the total count overflows 64 bits",
