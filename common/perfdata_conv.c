@@ -297,6 +297,7 @@ struct mkey {
 	uint64_t base;
 	const char *path; /* interned; NULL: none */
 	const char *bid;  /* interned build-id, or NULL */
+	uint32_t num;	  /* the converter's 1, 2, 3 ... */
 };
 
 #define FENT_NAMED (1u << 31) /* in an entry's kind: frames given */
@@ -314,14 +315,15 @@ struct fent {
 };
 _Static_assert(sizeof(struct fent) == 32, "a frame table entry: 32 bytes");
 
+/* A slot: the address, and its mapping's key and kind in 32 bits (see
+ * slot_key): 16 bytes, four to a cache line, the table of perfdata-
+ * check.data's 178,000 addresses 4 MiB, not 8. */
 struct fslot {
 	uint64_t ip;
-	const struct mkey *mk;
-	uint32_t kind; /* 0: free */
+	uint32_t key; /* 0: free */
 	uint32_t id;
-	uint64_t pad;
 };
-_Static_assert(sizeof(struct fslot) == 32, "a frame table slot: 32 bytes");
+_Static_assert(sizeof(struct fslot) == 16, "a frame table slot: 16 bytes");
 
 /* Entries by number: chunks of 2^16, at most 2^16 of them (the chunk
  * array made once, so that the naming side reads it while it grows). */
@@ -340,14 +342,26 @@ struct want {
 	uint64_t ip, h;
 	const struct kp_map *m; /* user: its mapping, if any */
 	uint32_t kind;
+	uint32_t key;		 /* slot_key's */
 	const struct mkey *mk;	 /* the key's mapping */
 };
 
-static uint64_t
-fent_hash(uint64_t ip, const struct mkey *mk, uint32_t kind)
+/*
+ * A slot's key of an address's mapping key and kind: the mapping's
+ * number (0: none) in 24 bits, the space and resolver flags in 8 (the
+ * kinds are (space + 1) << 16 with KP_RES_PERF_INLINES or not), never 0.
+ */
+static inline uint32_t
+slot_key(const struct mkey *mk, uint32_t kind)
 {
-	uint64_t h = ip ^ (uint64_t)(uintptr_t)mk * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)kind << 40;
+	return (mk ? mk->num : 0) << 8 | (kind >> 16) << 1 |
+	       !!(kind & KP_RES_PERF_INLINES);
+}
+
+static uint64_t
+fent_hash(uint64_t ip, uint32_t key)
+{
+	uint64_t h = ip ^ (uint64_t)key * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 31;
 	h *= 0xd6e8feb86659fd93ull;
@@ -359,7 +373,7 @@ static const struct mkey *
 mkey_of(struct pdc *c, const struct kp_map *m)
 {
 	struct kp_map *mm = (struct kp_map *)(uintptr_t)m; /* the converter's */
-	struct mkey want = { m->start - m->pgoff, m->path, m->build_id };
+	struct mkey want = { m->start - m->pgoff, m->path, m->build_id, 0 };
 	const struct mkey *k;
 	struct mkey *nk;
 	struct kp_slot *sl;
@@ -368,18 +382,22 @@ mkey_of(struct pdc *c, const struct kp_map *m)
 
 	if (m->key[0])
 		return m->key[0];
-	h = kp_hash(&want, sizeof(want));
+	h = kp_hash(&want, offsetof(struct mkey, num));
 	kp_slots_reserve(&c->mkeys, 64);
 	mask = c->mkeys.cap - 1;
 	for (i = h & mask; (sl = &c->mkeys.tab[i])->p; i = (i + 1) & mask) {
 		k = sl->p;
-		if (sl->hash == h && memcmp(k, &want, sizeof(want)) == 0) {
+		if (sl->hash == h && k->base == want.base &&
+		    k->path == want.path && k->bid == want.bid) {
 			mm->key[0] = k;
 			return k;
 		}
 	}
 	nk = kp_pool_alloc(&c->pool, sizeof(*nk));
 	*nk = want;
+	if (c->mkeys.n >= (1u << 24) - 1)
+		kp_die("more than %u mappings of files", (1u << 24) - 2);
+	nk->num = (uint32_t)c->mkeys.n + 1;
 	sl->hash = h;
 	sl->p = nk;
 	c->mkeys.n++;
@@ -400,10 +418,10 @@ ftab_grow(struct pdc *c)
 	mask = c->fcap - 1;
 	for (i = 0; i < cap; i++) {
 		e = &old[i];
-		if (!e->kind)
+		if (!e->key)
 			continue;
-		j = fent_hash(e->ip, e->mk, e->kind) & mask;
-		while (c->ftab[j].kind)
+		j = fent_hash(e->ip, e->key) & mask;
+		while (c->ftab[j].key)
 			j = (j + 1) & mask;
 		c->ftab[j] = *e;
 	}
@@ -474,7 +492,8 @@ static void
 want_key(struct pdc *c, struct want *w)
 {
 	w->mk = w->m ? mkey_of(c, w->m) : NULL;
-	w->h = fent_hash(w->ip, w->mk, w->kind);
+	w->key = slot_key(w->mk, w->kind);
+	w->h = fent_hash(w->ip, w->key);
 }
 
 /* w's entry number, made (to be named) if new. */
@@ -484,19 +503,18 @@ fent_find(struct pdc *c, const struct want *w)
 	size_t mask = c->fcap - 1, i;
 	struct fslot *e;
 
-	for (i = w->h & mask; (e = &c->ftab[i])->kind; i = (i + 1) & mask)
-		if (e->ip == w->ip && e->mk == w->mk && e->kind == w->kind)
+	for (i = w->h & mask; (e = &c->ftab[i])->key; i = (i + 1) & mask)
+		if (e->ip == w->ip && e->key == w->key)
 			return e->id;
 	if ((c->fn + 1) * 4 > c->fcap * 3) {
 		ftab_grow(c);
 		mask = c->fcap - 1;
-		for (i = w->h & mask; c->ftab[i].kind; i = (i + 1) & mask)
+		for (i = w->h & mask; c->ftab[i].key; i = (i + 1) & mask)
 			;
 		e = &c->ftab[i];
 	}
 	e->ip = w->ip;
-	e->mk = w->mk;
-	e->kind = w->kind;
+	e->key = w->key;
 	e->id = fent_new(c, w, NULL);
 	return e->id;
 }
