@@ -1196,12 +1196,13 @@ decompress(struct kp_pd *pd, const uint8_t *p, size_t n, uint64_t off)
 }
 
 /*
- * The next raw record, copied into pd->rec: from the decompressed bytes
- * when a whole one is there, else from the input.  1, 0 at the end,
- * -1 error.  *from_z: it came out of a COMPRESSED record.
+ * The next raw record, *rp: from the decompressed bytes when a whole one
+ * is there (copied into pd->rec), else from the input.  1, 0 at the
+ * end, -1 error.  *from_z: it came out of a COMPRESSED record.
  */
 static int
-next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z)
+next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z,
+	 const uint8_t **rp)
 {
 	uint16_t size;
 	const char *p;
@@ -1214,6 +1215,7 @@ next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z)
 				    "size %u is less than its header", size);
 		if (pd->dlen - pd->dpos >= size) {
 			memcpy(pd->rec, pd->dbuf + pd->dpos, size);
+			*rp = (const uint8_t *)pd->rec;
 			pd->dpos += size;
 			*n = size;
 			*off = pd->zoff;
@@ -1240,7 +1242,14 @@ next_raw(struct kp_pd *pd, size_t *n, uint64_t *off, bool *from_z)
 	if (need(pd, size, &p) < size)
 		return fail(pd, pd->pos, "the file ends inside a record of "
 			    "%u bytes", size);
-	memcpy(pd->rec, p, size);
+	/* read where it lies in the input's buffer (until the next read),
+	 * but one not aligned as the fields a record is read as */
+	if (((uintptr_t)p & 7) == 0) {
+		*rp = (const uint8_t *)p;
+	} else {
+		memcpy(pd->rec, p, size);
+		*rp = (const uint8_t *)pd->rec;
+	}
 	consume(pd, size);
 	*off = pd->pos;
 	pd->pos += size;
@@ -1469,7 +1478,7 @@ take(struct kp_pd *pd)
 int
 kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	struct qrec *q;
 	uint64_t off = 0, v;
 	uint32_t type;
@@ -1483,7 +1492,6 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 		pd->given = NULL;
 	}
 	for (;;) {
-		p = (const uint8_t *)pd->rec;
 		if ((q = take(pd)) != NULL) {
 			p = (const uint8_t *)q->data;
 			n = q->len;
@@ -1492,7 +1500,7 @@ kp_pd_next(struct kp_pd *pd, struct kp_pd_rec *r)
 			memcpy(&misc, p + 4, 2);
 			goto deliver;
 		}
-		if ((st = next_raw(pd, &n, &off, &from_z)) <= 0) {
+		if ((st = next_raw(pd, &n, &off, &from_z, &p)) <= 0) {
 			if (st == 0 && pd->nq > 0) {
 				flush(pd, UINT64_MAX, false);
 				continue;
