@@ -1367,7 +1367,8 @@ namer_end(struct pdc *c)
 		stop = nm->died_at;
 	if (nm->rdied && nm->rdied_at < stop)
 		stop = nm->rdied_at;
-	qsort(nm->said, nm->nsaid, sizeof(*nm->said), said_order);
+	if (nm->nsaid)
+		qsort(nm->said, nm->nsaid, sizeof(*nm->said), said_order);
 	for (i = 0; i < nm->nsaid; i++) {
 		if (nm->said[i].at <= stop) {
 			if (nm->said[i].msg)
