@@ -923,8 +923,8 @@ perf_anon(const char *p)
  * system-wide capture maps the same files again and again
  * (perfdata-check.data: 55,766 MMAP2 records of 265 paths), and each
  * record took a scan of its path, perf_anon's compares, a look-up in the
- * build-id table and two in the shared string table (under its lock,
- * with the halves' two threads): now a hash and a look-up in a table of
+ * build-id table and two in the shared string table (under its lock
+ * while two threads run): now a hash and a look-up in a table of
  * this converter's.
  */
 enum { PATH_FILE, PATH_NONE, PATH_ANON };

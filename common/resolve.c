@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +37,6 @@ struct dso {
 	size_t nsegs;
 	bool dw_tried;
 	struct kp_dwarf *dw;
-	bool borrowed; /* file, dwfile, st, segs: the shared table's */
 };
 
 /* A kernel module's DWARF (.ko), for lines and inlines. */
@@ -100,182 +98,7 @@ struct kp_resolver {
 	struct kp_slots cache;
 	struct kp_pool pool;
 	uint64_t distinct, unresolved;
-	/* kp_resolver_on_load */
-	void (*loading)(void *arg, const char *path, const char *build_id);
-	void *loading_arg;
-	/* kp_resolver_share: the files both load, ks the share's */
-	struct share *share;
-	bool ks_borrowed;
 };
-
-/*
- * What two resolvers share (kp_resolver_share): each file (and the
- * kernel's kallsyms) is loaded once, by the first to want it, while the
- * other waits for it; what loading it said is kept (a kp_trap while it
- * loads) and said again by each resolver when it first takes it, as
- * loading it itself would have.  The share owns what was loaded; the
- * last resolver freed frees it.
- */
-enum { S_LOADING, S_READY, S_GAVE_UP };
-struct sfile {
-	const char *path, *want; /* a file; the kernel: path NULL */
-	struct kp_kernel_src src; /* the kernel's */
-	int state;
-	struct dso *d;	       /* a file's (path, want, file, st, segs) */
-	struct kp_symtab *ks;  /* the kernel's, with: */
-	const char *ks_path, *modules_dir;
-	int ret;
-	char *err;
-	char **said; /* NULL: out of memory */
-	size_t nsaid;
-	struct sfile *next;
-};
-struct share {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int refs;
-	struct sfile *files;
-};
-
-/* What a load says, kept: a kp_trap over the thread's own. */
-struct capture {
-	struct kp_trap trap; /* first */
-	struct kp_trap *outer;
-	struct share *sh;
-	struct sfile *sf;
-	char **said;
-	size_t nsaid;
-};
-
-static void
-capture_warn(struct kp_trap *t, char *msg)
-{
-	struct capture *c = (struct capture *)t;
-
-	c->said = kp_xrealloc(c->said, (c->nsaid + 1) * sizeof(*c->said));
-	c->said[c->nsaid++] = msg;
-}
-
-/* Say what was kept (as kp_warn said it) on this thread. */
-static void
-say(char *const *said, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		kp_warn("%s", said[i] ? said[i] : "out of memory");
-}
-
-/* A fatal error while loading: the other resolver loads it itself,
- * this thread says what it said and dies as it would have. */
-static void
-capture_die(struct kp_trap *t)
-{
-	struct capture *c = (struct capture *)t;
-	size_t i;
-
-	pthread_mutex_lock(&c->sh->mu);
-	c->sf->state = S_GAVE_UP;
-	pthread_cond_broadcast(&c->sh->cv);
-	pthread_mutex_unlock(&c->sh->mu);
-	kp_trap = c->outer;
-	say(c->said, c->nsaid);
-	for (i = 0; i < c->nsaid; i++)
-		free(c->said[i]);
-	free(c->said);
-	if (kp_trap)
-		kp_trap->die(kp_trap);
-	exit(KP_EXIT_FATAL);
-}
-
-static bool
-same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Two kernel sources the same (without an image: kernel_load). */
-static bool
-same_src(const struct kp_kernel_src *a, const struct kp_kernel_src *b)
-{
-	return same_str(a->kallsyms, b->kallsyms) &&
-	       same_str(a->modules, b->modules) &&
-	       same_str(a->build_id, b->build_id) &&
-	       same_str(a->shift_how, b->shift_how) &&
-	       a->have_stext == b->have_stext && a->stext == b->stext &&
-	       a->have_text == b->have_text && a->text == b->text &&
-	       a->have_shift == b->have_shift && a->shift == b->shift &&
-	       a->force == b->force;
-}
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? kp_xstrdup(s) : NULL;
-}
-
-/*
- * The shared entry of a file (path) or of the kernel (src), and whether
- * this thread is to load it (else it is loaded, or given up).
- */
-static struct sfile *
-share_get(struct share *sh, const char *path, const char *want,
-	  const struct kp_kernel_src *src, bool *mine)
-{
-	struct sfile *sf;
-
-	pthread_mutex_lock(&sh->mu);
-	for (sf = sh->files; sf; sf = sf->next)
-		if (src ? !sf->path && same_src(&sf->src, src)
-			: sf->path == path && sf->want == want)
-			break;
-	*mine = !sf;
-	if (!sf) {
-		sf = kp_xcalloc(1, sizeof(*sf));
-		sf->path = path;
-		sf->want = want;
-		if (src) {
-			sf->src = *src;
-			sf->src.kallsyms = dup_or_null(src->kallsyms);
-			sf->src.modules = dup_or_null(src->modules);
-			sf->src.build_id = dup_or_null(src->build_id);
-			sf->src.shift_how = dup_or_null(src->shift_how);
-		}
-		sf->state = S_LOADING;
-		sf->next = sh->files;
-		sh->files = sf;
-	}
-	while (sf->state == S_LOADING && !*mine)
-		pthread_cond_wait(&sh->cv, &sh->mu);
-	pthread_mutex_unlock(&sh->mu);
-	return sf;
-}
-
-static void
-capture_start(struct capture *c, struct share *sh, struct sfile *sf)
-{
-	memset(c, 0, sizeof(*c));
-	c->trap.warn = capture_warn;
-	c->trap.die = capture_die;
-	c->outer = kp_trap;
-	c->sh = sh;
-	c->sf = sf;
-	kp_trap = &c->trap;
-}
-
-/* The load done: its entry ready for the other, what it said said. */
-static void
-capture_end(struct capture *c)
-{
-	kp_trap = c->outer;
-	pthread_mutex_lock(&c->sh->mu);
-	c->sf->said = c->said;
-	c->sf->nsaid = c->nsaid;
-	c->sf->state = S_READY;
-	pthread_cond_broadcast(&c->sh->cv);
-	pthread_mutex_unlock(&c->sh->mu);
-	say(c->said, c->nsaid);
-}
 
 static void
 seterr(struct kp_resolver *r, const char *fmt, ...)
@@ -504,12 +327,10 @@ dso_free(struct dso *d)
 	if (!d)
 		return;
 	kp_dwarf_close(d->dw);
-	if (!d->borrowed) {
-		kp_symtab_free(d->st);
-		free(d->segs);
-		free(d->file);
-		free(d->dwfile);
-	}
+	kp_symtab_free(d->st);
+	free(d->segs);
+	free(d->file);
+	free(d->dwfile);
 	free(d);
 }
 
@@ -556,28 +377,9 @@ dso_find(const struct kp_resolver *r, const char *path, const char *want,
 	return NULL;
 }
 
-bool
-kp_resolver_has_file(const struct kp_resolver *r, const char *path,
-		     const char *build_id)
-{
-	return dso_find(r, path, build_id, dso_hash(path, build_id)) != NULL;
-}
-
-void
-kp_resolver_on_load(struct kp_resolver *r,
-		    void (*loading)(void *arg, const char *path,
-				    const char *build_id),
-		    void *arg)
-{
-	r->loading = loading;
-	r->loading_arg = arg;
-}
-
 /* The file at path with build-id want (both interned; want NULL: not
  * known), loaded on first use. */
 static struct dso *dso_new(const char *path, const char *want);
-static struct dso *dso_shared(struct share *sh, const char *path,
-			      const char *want);
 
 static struct dso *
 dso_get(struct kp_resolver *r, const char *path, const char *want)
@@ -587,11 +389,7 @@ dso_get(struct kp_resolver *r, const char *path, const char *want)
 
 	if (d)
 		return d;
-	if (r->loading)
-		r->loading(r->loading_arg, path, want);
-	d = r->share ? dso_shared(r->share, path, want) : dso_new(path, want);
-	if (r->loading)
-		r->loading(r->loading_arg, NULL, NULL);
+	d = dso_new(path, want);
 	kp_slots_reserve(&r->dsos, 64);
 	kp_slots_put(&r->dsos, h, d);
 	return d;
@@ -618,33 +416,6 @@ dso_new(const char *path, const char *want)
 	} else {
 		d = dso_load(path, false);
 	}
-	return d;
-}
-
-/* The same from the share: loaded by the first resolver to want it. */
-static struct dso *
-dso_shared(struct share *sh, const char *path, const char *want)
-{
-	struct capture cap;
-	struct sfile *sf;
-	struct dso *d;
-	bool mine;
-
-	sf = share_get(sh, path, want, NULL, &mine);
-	if (mine) {
-		capture_start(&cap, sh, sf);
-		sf->d = dso_new(path, want);
-		capture_end(&cap);
-	} else if (sf->state == S_GAVE_UP) {
-		return dso_new(path, want);
-	} else {
-		say(sf->said, sf->nsaid);
-	}
-	d = kp_xmalloc(sizeof(*d));
-	*d = *sf->d;
-	d->dw_tried = false;
-	d->dw = NULL;
-	d->borrowed = true;
 	return d;
 }
 
@@ -985,46 +756,8 @@ image_shift(struct kp_resolver *r, const struct kp_kernel_src *src)
 	return 0;
 }
 
-static int kernel_load(struct kp_resolver *r,
-		       const struct kp_kernel_src *src);
-
-/* The kernel's symbols from the share: kallsyms only (an image or
- * lines of modules keep handles a thread uses on its own). */
 int
 kp_resolver_kernel(struct kp_resolver *r, const struct kp_kernel_src *src)
-{
-	struct capture cap;
-	struct sfile *sf;
-	bool mine;
-
-	if (!r->share || src->image || src->sections || src->no_kallsyms ||
-	    (r->flags & (KP_RES_LINES | KP_RES_INLINES)))
-		return kernel_load(r, src);
-	sf = share_get(r->share, NULL, NULL, src, &mine);
-	if (mine) {
-		capture_start(&cap, r->share, sf);
-		sf->ret = kernel_load(r, src);
-		sf->ks = r->ks;
-		sf->ks_path = r->ks_path;
-		sf->modules_dir = r->modules_dir;
-		sf->err = kp_xstrdup(r->err);
-		r->ks_borrowed = true;
-		capture_end(&cap);
-		return sf->ret;
-	}
-	if (sf->state == S_GAVE_UP)
-		return kernel_load(r, src);
-	say(sf->said, sf->nsaid);
-	r->ks = sf->ks;
-	r->ks_path = sf->ks_path;
-	r->modules_dir = sf->modules_dir;
-	r->ks_borrowed = true;
-	snprintf(r->err, sizeof(r->err), "%s", sf->err);
-	return sf->ret;
-}
-
-static int
-kernel_load(struct kp_resolver *r, const struct kp_kernel_src *src)
 {
 	char moddir[600];
 	struct utsname un;
@@ -1586,8 +1319,6 @@ kp_resolver_stats(const struct kp_resolver *r, uint64_t *distinct,
 	*unresolved = r->unresolved;
 }
 
-static void share_drop(struct share *sh);
-
 void
 kp_resolver_free(struct kp_resolver *r)
 {
@@ -1603,8 +1334,7 @@ kp_resolver_free(struct kp_resolver *r)
 	dso_free(r->kelf);
 	dso_free(r->uelf);
 	kp_symtab_free(r->kimg);
-	if (!r->ks_borrowed)
-		kp_symtab_free(r->ks);
+	kp_symtab_free(r->ks);
 	while (r->kmods) {
 		struct kmod *m = r->kmods;
 
@@ -1623,49 +1353,5 @@ kp_resolver_free(struct kp_resolver *r)
 	free(r->secs);
 	kp_slots_free(&r->cache);
 	kp_pool_free(&r->pool);
-	if (r->share)
-		share_drop(r->share);
 	free(r);
-}
-
-static void
-share_drop(struct share *sh)
-{
-	struct sfile *sf, *next;
-	size_t i;
-	int refs;
-
-	pthread_mutex_lock(&sh->mu);
-	refs = --sh->refs;
-	pthread_mutex_unlock(&sh->mu);
-	if (refs)
-		return;
-	for (sf = sh->files; sf; sf = next) {
-		next = sf->next;
-		dso_free(sf->d);
-		kp_symtab_free(sf->ks);
-		free(sf->err);
-		free((char *)sf->src.kallsyms);
-		free((char *)sf->src.modules);
-		free((char *)sf->src.build_id);
-		free((char *)sf->src.shift_how);
-		for (i = 0; i < sf->nsaid; i++)
-			free(sf->said[i]);
-		free(sf->said);
-		free(sf);
-	}
-	pthread_mutex_destroy(&sh->mu);
-	pthread_cond_destroy(&sh->cv);
-	free(sh);
-}
-
-void
-kp_resolver_share(struct kp_resolver *r1, struct kp_resolver *r2)
-{
-	struct share *sh = kp_xcalloc(1, sizeof(*sh));
-
-	pthread_mutex_init(&sh->mu, NULL);
-	pthread_cond_init(&sh->cv, NULL);
-	sh->refs = 2;
-	r1->share = r2->share = sh;
 }

@@ -120,30 +120,6 @@ void kp_resolver_free(struct kp_resolver *r);
 const char *kp_resolver_error(const struct kp_resolver *r);
 
 /*
- * Two resolvers on two threads (perfdata_conv.c's halves): what each
- * says of a file it loads (kp_warn) comes while the file is loaded, the
- * first time the resolver meets it; loading(arg, path, build_id) is
- * called before that (path and build_id interned, as in struct kp_map)
- * and loading(arg, NULL, NULL) after.  kp_resolver_has_file: r has
- * loaded (and said what it had to of) that file.
- */
-void kp_resolver_on_load(struct kp_resolver *r,
-			 void (*loading)(void *arg, const char *path,
-					 const char *build_id),
-			 void *arg);
-bool kp_resolver_has_file(const struct kp_resolver *r, const char *path,
-			  const char *build_id);
-/*
- * Two new resolvers, of one flags, to be used on two threads at once,
- * share what they load: each file (a path and build-id) and the
- * kernel's kallsyms (for one struct kp_kernel_src) are loaded once, by
- * the first that wants them, the other waiting for it; each resolver
- * still says (kp_warn) what loading them says, when it first takes
- * them.  A resolver's files stay while the other is used.
- */
-void kp_resolver_share(struct kp_resolver *r1, struct kp_resolver *r2);
-
-/*
  * Where the kernel's symbols come from, and what the capture says of
  * the kernel it ran on.  Zero-initialise and fill what is known.
  */

@@ -49,25 +49,6 @@ struct sess {
 	const struct kp_proc *proc; /* the program it was made for */
 	Dwfl *dwfl;
 	bool attached;
-	size_t ep; /* its epoch (see "what was reported") */
-};
-
-/*
- * What was reported: a session's Dwfl keeps the modules reported to it
- * for the samples after, so that what a sample unwinds to may depend on
- * the samples of its program before it.  Each Dwfl made (an epoch)
- * notes the modules reported to it and, when watched, the addresses
- * none was found for, for kp_unwind_agrees.
- */
-struct seen {
-	const char *path, *build_id; /* interned; path NULL: no module */
-	uint64_t bias, lo, hi;	     /* no module: lo = hi = its pc */
-};
-struct epoch {
-	uint32_t pid;
-	size_t seq; /* its program's (struct kp_proc), SIZE_MAX: none */
-	struct seen *seen;
-	size_t n, cap;
 };
 
 struct kp_unwind {
@@ -76,10 +57,6 @@ struct kp_unwind {
 	Elf *ehdr_elf; /* an ELF header of x86-64: dwfl_attach_state's arch */
 	struct kp_slots sess; /* pid -> struct sess */
 	struct ufile *files[256];
-	struct epoch *ep;
-	size_t nep, capep;
-	bool watch;	       /* note the addresses no module holds */
-	struct kp_slots misses; /* of the epochs: (epoch, pc) noted */
 	/* the sample being unwound */
 	const struct kp_unwind_regs *cur;
 	struct sess *s;
@@ -190,42 +167,6 @@ bad:
 	return NULL;
 }
 
-static void
-note(struct kp_unwind *u, const struct seen *sn)
-{
-	struct epoch *e = &u->ep[u->s->ep];
-
-	if (e->n == e->cap) {
-		e->cap = e->cap ? e->cap * 2 : 16;
-		e->seen = kp_xrealloc(e->seen, e->cap * sizeof(*e->seen));
-	}
-	e->seen[e->n++] = *sn;
-}
-
-/* An address the session found no module for, noted once (watched). */
-static void
-note_miss(struct kp_unwind *u, uint64_t pc)
-{
-	uint64_t h = (pc ^ (uint64_t)u->s->ep << 48) * 0x9e3779b97f4a7c15ull;
-	struct seen sn = { NULL, NULL, 0, pc, pc };
-	const struct epoch *e = &u->ep[u->s->ep];
-	size_t i, mask;
-
-	if (!u->watch)
-		return;
-	kp_slots_reserve(&u->misses, 256);
-	mask = u->misses.cap - 1;
-	for (i = h & mask; u->misses.tab[i].p; i = (i + 1) & mask) {
-		uintptr_t k = (uintptr_t)u->misses.tab[i].p - 1;
-
-		if (u->misses.tab[i].hash == h && k < e->n &&
-		    e->seen[k].lo == pc && !e->seen[k].path)
-			return;
-	}
-	note(u, &sn);
-	kp_slots_put(&u->misses, h, (void *)(uintptr_t)e->n);
-}
-
 /* Report the mapping that holds pc to the session's Dwfl, if any. */
 static void
 report(struct kp_unwind *u, Dwarf_Addr pc)
@@ -237,18 +178,17 @@ report(struct kp_unwind *u, Dwarf_Addr pc)
 	uint64_t bias = 0;
 	bool found = false;
 	Dwfl_Module *mod;
-	struct seen sn;
 	int fd;
 
 	if (dwfl_addrmodule(u->s->dwfl, pc))
 		return;
 	m = kp_procs_map(u->procs, u->cur->pid, pc);
 	if (!m || !(f = ufile_get(u, m)))
-		goto miss;
+		return;
 	/* the load bias: the mapping's start less the ELF address of the
 	 * file offset it starts at */
 	if (elf_getphdrnum(f->elf, &nph) != 0)
-		goto miss;
+		return;
 	for (i = 0; i < nph && !found; i++)
 		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
 		    m->pgoff >= ph.p_offset &&
@@ -257,20 +197,12 @@ report(struct kp_unwind *u, Dwarf_Addr pc)
 			found = true;
 		}
 	if (!found || (fd = dup(f->fd)) < 0)
-		goto miss;
+		return;
 	dwfl_report_begin_add(u->s->dwfl);
 	mod = dwfl_report_elf(u->s->dwfl, m->path, m->path, fd, bias, true);
 	if (!mod)
 		close(fd); /* overlapping what is there: not used */
 	dwfl_report_end(u->s->dwfl, NULL, NULL);
-	if (!mod)
-		goto miss;
-	sn = (struct seen){ m->path, m->build_id, bias, 0, 0 };
-	dwfl_module_info(mod, NULL, &sn.lo, &sn.hi, NULL, NULL, NULL, NULL);
-	note(u, &sn);
-	return;
-miss:
-	note_miss(u, pc);
 }
 
 /* ---- the thread callbacks: one thread, the sample's ---- */
@@ -403,13 +335,6 @@ sess_get(struct kp_unwind *u, uint32_t pid)
 		s->proc = p;
 		if (!s->dwfl)
 			return NULL;
-		if (u->nep == u->capep) {
-			u->capep = u->capep ? u->capep * 2 : 16;
-			u->ep = kp_xrealloc(u->ep, u->capep * sizeof(*u->ep));
-		}
-		s->ep = u->nep++;
-		u->ep[s->ep] = (struct epoch){ pid, p ? p->seq : SIZE_MAX,
-					       NULL, 0, 0 };
 	}
 	return s;
 }
@@ -488,10 +413,6 @@ kp_unwind_free(struct kp_unwind *u)
 			free(u->sess.tab[i].p);
 		}
 	kp_slots_free(&u->sess);
-	for (i = 0; i < u->nep; i++)
-		free(u->ep[i].seen);
-	free(u->ep);
-	kp_slots_free(&u->misses);
 	for (i = 0; i < 256; i++)
 		for (f = u->files[i]; f; f = next) {
 			next = f->next;
@@ -504,94 +425,4 @@ kp_unwind_free(struct kp_unwind *u)
 	if (u->ehdr_elf)
 		elf_end(u->ehdr_elf);
 	free(u);
-}
-
-/* ---- two unwinders of one capture ---- */
-
-void
-kp_unwind_watch(struct kp_unwind *u)
-{
-	u->watch = true;
-}
-
-static int
-by_program(const void *a, const void *b)
-{
-	const struct epoch *x = *(const struct epoch *const *)a;
-	const struct epoch *y = *(const struct epoch *const *)b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return 0;
-}
-
-/* What e2 noted is what the Dwfl of e1 would have done too. */
-static bool
-epoch_agrees(const struct epoch *e1, const struct epoch *e2)
-{
-	const struct seen *a, *b;
-	size_t i, j;
-
-	for (j = 0; j < e2->n; j++) {
-		b = &e2->seen[j];
-		for (i = 0; i < e1->n; i++) {
-			a = &e1->seen[i];
-			if (!b->path) {
-				/* e1 had a module where e2 found none */
-				if (b->lo >= a->lo && b->lo < a->hi)
-					return false;
-			} else if (b->lo < a->hi && a->lo < b->hi &&
-				   (a->path != b->path ||
-				    a->build_id != b->build_id ||
-				    a->bias != b->bias || a->lo != b->lo ||
-				    a->hi != b->hi)) {
-				return false; /* another module over it */
-			}
-		}
-	}
-	return true;
-}
-
-bool
-kp_unwind_agrees(const struct kp_unwind *first,
-		 const struct kp_unwind *second)
-{
-	const struct epoch **v, *e1, *kp;
-	struct epoch key;
-	const struct sess *s;
-	size_t i, lo, hi, mid;
-	bool ok = true;
-
-	if (!first || !second)
-		return true;
-	if (first->x86_64 != second->x86_64)
-		return false;
-	v = kp_xmalloc((second->nep ? second->nep : 1) * sizeof(*v));
-	for (i = 0; i < second->nep; i++)
-		v[i] = &second->ep[i];
-	qsort(v, second->nep, sizeof(*v), by_program);
-	for (i = 0; i < first->sess.cap && ok; i++) {
-		if (!(s = first->sess.tab[i].p) || !s->dwfl)
-			continue;
-		e1 = &first->ep[s->ep];
-		if (!e1->n)
-			continue;
-		key.pid = e1->pid;
-		key.seq = e1->seq;
-		kp = &key;
-		for (lo = 0, hi = second->nep; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if (by_program(&v[mid], &kp) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < second->nep && by_program(&v[lo], &kp) == 0 && ok;
-		     lo++)
-			ok = epoch_agrees(e1, v[lo]);
-	}
-	free(v);
-	return ok;
 }

@@ -68,18 +68,4 @@ void kp_unwind_free(struct kp_unwind *u);
 size_t kp_unwind_user(struct kp_unwind *u, const struct kp_unwind_regs *s,
 		      uint64_t *pcs, size_t max, const char **why);
 
-/*
- * Two threads (perfdata_conv.c's halves): the first unwinds the samples
- * up to some point, the second (watched: kp_unwind_watch before its
- * first sample) those after it, with a process model of the same
- * records but Dwfls of its own.  kp_unwind_agrees: the second's stacks
- * are those the first would have gone on to unwind, with the modules it
- * kept (true when one of them unwound nothing); false if they may
- * differ (a program's mappings replaced over a module the first had
- * reported: the first keeps using it, as perf does).
- */
-void kp_unwind_watch(struct kp_unwind *u);
-bool kp_unwind_agrees(const struct kp_unwind *first,
-		      const struct kp_unwind *second);
-
 #endif /* KP_UNWIND_H */
