@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "dwarf_lines.h"
 #include "kp.h"
 #include "resolve.h"
@@ -756,6 +757,41 @@ image_shift(struct kp_resolver *r, const struct kp_kernel_src *src)
 	return 0;
 }
 
+/*
+ * /proc/kallsyms is the running kernel's: a capture whose kernel has
+ * another build-id ran on another kernel (another build, or another
+ * machine), and the same _text says nothing then.  perf report names
+ * its frames from /proc/kallsyms only when the build-ids match
+ * (util/symbol.c, dso__find_kallsyms).  Not known (no build-id in the
+ * capture, no /sys/kernel/notes): used.
+ */
+static int
+check_running(struct kp_resolver *r, const struct kp_kernel_src *src)
+{
+	char *id;
+	int ret = 0;
+
+	if (!src->build_id || !(id = kp_kernel_build_id()))
+		return 0;
+	if (strcmp(id, src->build_id) == 0) {
+		free(id);
+		return 0;
+	}
+	if (!src->force) {
+		seterr(r,
+		       "/proc/kallsyms is of the running kernel, build-id %s; "
+		       "the capture's kernel is %s, another",
+		       id, src->build_id);
+		ret = -1;
+	} else {
+		kp_warn("/proc/kallsyms is of the running kernel, build-id %s; "
+			"the capture's kernel is %s: used anyway (--force)",
+			id, src->build_id);
+	}
+	free(id);
+	return ret;
+}
+
 int
 kp_resolver_kernel(struct kp_resolver *r, const struct kp_kernel_src *src)
 {
@@ -766,6 +802,8 @@ kp_resolver_kernel(struct kp_resolver *r, const struct kp_kernel_src *src)
 	if (load_image(r, src) < 0)
 		return -1;
 	if (src->kallsyms || (!src->no_kallsyms && !r->kimg)) {
+		if (!src->kallsyms && check_running(r, src) < 0)
+			return -1;
 		r->ks_path = kp_intern_str(src->kallsyms ? src->kallsyms
 							  : "/proc/kallsyms");
 		r->ks = kp_symtab_new();

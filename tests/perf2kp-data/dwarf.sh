@@ -144,7 +144,7 @@ bad 4328 4104 "STACK_USER dyn_size 4104 is more than its 4096 bytes"
 # a 32-bit process's stack is not unwound, and perf2kp says so
 python3 -c 'import struct, sys; b = bytearray(open(sys.argv[1], "rb").read()); struct.pack_into("<Q", b, int(sys.argv[2]), 1); open(sys.argv[3], "wb").write(b)' \
 	"$d.data" $((at + 56)) "$t/abi32.data"
-rc=0; perf2kp "$t/abi32.data" 2> "$t/abi32.err" | kp-fold > "$t/abi32.fold" || rc=$?
+rc=0; perf2kp --kallsyms "$t/kallsyms" "$t/abi32.data" 2> "$t/abi32.err" | kp-fold > "$t/abi32.fold" || rc=$?
 want "32-bit: exit" 0 $rc
 want "32-bit: message" "perf2kp: $t/abi32.data: 1 sample with a user stack copy not unwound (a 32-bit process): counted by their IP and kernel frames" "$(cat "$t/abi32.err")"
 want "32-bit: that sample, by its IP" "Perl_sv_2mortal 1" "$(grep -x 'Perl_sv_2mortal [0-9]*' "$t/abi32.fold")"

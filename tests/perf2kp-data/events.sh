@@ -31,7 +31,7 @@ want "--event page-faults: weight period = perf's Event count" "63763" \
 want "--event page-faults: the message" \
 	"perf2kp: $S/perfdata-two-events.data: cpu-clock 1098 samples, page-faults 289: kept page-faults" \
 	"$(cat "$t/pf.err")"
-perf2kp --event cycles "$S/perfdata-two-events.data" > "$t/none" 2> "$t/none.err" || true
+perf2kp --kallsyms "$t/kallsyms" --event cycles "$S/perfdata-two-events.data" > "$t/none" 2> "$t/none.err" || true
 want "--event cycles: said" \
 	"perf2kp: $S/perfdata-two-events.data: no event cycles in it (cpu-clock 1098 samples, page-faults 289)" \
 	"$(cat "$t/none.err")"
