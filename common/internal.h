@@ -21,10 +21,11 @@ void *kp_arena_alloc(size_t n);
 /*
  * The interned strings and frames, each in tables (shards) picked by
  * their hash's top bits.  While kp_intern_shared is set (set and
- * cleared with one thread running: conv_perf.c's halves, perfdata_conv.c's
- * naming thread), two threads intern at once, each shard under its own lock; a thread that
- * ends in the middle of it (a kp_die trap) lets go of the one it holds
- * (and of kp_frame_reread's) with kp_intern_release.
+ * cleared with one thread running: conv_perf.c's halves,
+ * perfdata_conv.c's naming thread), two threads intern at once, each
+ * shard under its own lock; a thread that ends in the middle of it (a
+ * kp_die trap) lets go of the one it holds (and of kp_frame_reread's)
+ * with kp_intern_release.
  */
 #define KP_SHARDS 64
 #define KP_SHARD_OF(h) ((h) >> 58)
