@@ -25,8 +25,7 @@
  */
 struct kp_procs {
 	struct kp_slots cur; /* pid -> its current struct kp_proc */
-	struct kp_proc **all; /* every one made, for kp_procs_at */
-	size_t nall;
+	size_t nall; /* programs made (kp_procs_count) */
 	struct kp_pool pool; /* the processes and their mappings */
 	bool data; /* keep data mappings too (kp-sample --data) */
 };
@@ -42,7 +41,6 @@ kp_procs_free(struct kp_procs *ps)
 {
 	if (!ps)
 		return;
-	free(ps->all);
 	kp_pool_free(&ps->pool);
 	kp_slots_free(&ps->cur);
 	free(ps);
@@ -110,12 +108,8 @@ proc_get(struct kp_procs *ps, uint32_t pid, bool fresh)
 	p = kp_pool_alloc(&ps->pool, sizeof(*p));
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	p->seq = ps->nall;
 	s->p = p;
-	if ((ps->nall & (ps->nall - 1)) == 0)
-		ps->all = kp_xrealloc(ps->all, (ps->nall ? ps->nall * 2 : 1) *
-						       sizeof(*ps->all));
-	ps->all[ps->nall++] = p;
+	ps->nall++;
 	return p;
 }
 
@@ -146,12 +140,6 @@ size_t
 kp_procs_count(const struct kp_procs *ps)
 {
 	return ps->nall;
-}
-
-struct kp_proc *
-kp_procs_at(const struct kp_procs *ps, size_t i)
-{
-	return ps->all[i];
 }
 
 void

@@ -55,8 +55,6 @@ struct kp_proc {
 	/* the program an exec replaced (its mappings still hold a sample
 	 * taken inside execve), or NULL */
 	const struct kp_proc *before;
-	size_t seq; /* its index in kp_procs_at: a model built from the
-		     * same records numbers the same programs alike */
 };
 
 struct kp_procs *kp_procs_new(void);
@@ -140,11 +138,8 @@ const struct kp_map *kp_procs_map(struct kp_procs *ps, uint32_t pid,
 const struct kp_map *kp_proc_map_back(const struct kp_proc *p,
 				      uint64_t addr);
 
-/*
- * Every struct kp_proc made so far (each program of each process), for
- * callers that walk them at the end.
- */
+/* How many struct kp_proc were made so far (each program of each
+ * process). */
 size_t kp_procs_count(const struct kp_procs *ps);
-struct kp_proc *kp_procs_at(const struct kp_procs *ps, size_t i);
 
 #endif /* KP_PROCS_H */
