@@ -60,6 +60,12 @@ if [ -n "$cap" ] && [ "$cap" != "$running" ]; then
 	m=$(grep -c '^ .*\[kernel\]$' "$tmp/out")
 	[ "$n" -gt 0 ] && [ "$n" = "$m" ] ||
 		{ echo "FAIL: perf2kp: $((m - n)) of $m kernel frames named from this kernel's /proc/kallsyms"; fail=1; }
+	# the peer does the same with that capture here: no kernel symbols
+	HOME=$tmp perf report -i "$f" --stdio --sort sym > "$tmp/report" 2> "$tmp/report.err"
+	grep -q "No kallsyms or vmlinux with build-id $cap was found" "$tmp/report.err" ||
+		{ echo "FAIL: perf report named the kernel frames: the oracle disagrees"; head -5 "$tmp/report.err"; fail=1; }
+	! grep -q '\[k\] [a-z_]' "$tmp/report" ||
+		{ echo "FAIL: perf report has kernel symbols"; grep -m3 '\[k\] [a-z_]' "$tmp/report"; fail=1; }
 else
 	echo "note: $f is of this kernel (or has no build-id): its perf2kp case not run"
 fi
