@@ -1377,6 +1377,12 @@ perf_line(struct perf *pf, char *line, size_t len)
 			block(pf);
 			return;
 		}
+		/* before the cache: a sideband record's text may have been
+		 * a frame line's after a tab */
+		if (*line != '\t' && sideband(s, n)) {
+			end_sample(pf, NULL);
+			return;
+		}
 		pl = find_frame(pf, s, n, &hash);
 		if (pl) {
 			follow(pf, prev, pl);
@@ -1385,10 +1391,6 @@ perf_line(struct perf *pf, char *line, size_t len)
 			return;
 		}
 		if (*line == '\t' || !parse_header(s, n, &h)) {
-			if (*line != '\t' && sideband(s, n)) {
-				end_sample(pf, NULL);
-				return;
-			}
 			if (pf->skip_sample)
 				return;
 			follow(pf, prev, frame_line(pf, s, n, hash));
