@@ -1700,7 +1700,8 @@ kp_perf_pick(const struct kp_perf_opts *o, struct kp_perf_events *evs,
 				evs->v[i].len ? evs->v[i].name : "(none)",
 				evs->v[i].samples, i ? "" : " samples");
 		if (keep)
-			fprintf(m, ": kept %s; %s", keep->name,
+			fprintf(m, ": kept %s; %s",
+				keep->len ? keep->name : "(none)",
 				o->event ? "chosen with --event"
 					 : "--event to choose");
 		else
