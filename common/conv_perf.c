@@ -1369,7 +1369,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 	if (pf->orphan || passed_over(s, n))
 		return;
 	if (pf->in_sample) {
-		/* the fast path: a frame line seen before */
+		/* a header with no blank line before it */
 		if (*line != '\t' && parse_header(s, n, &h)) {
 			end_sample(pf, NULL);
 			pf->headers = true;
@@ -1383,6 +1383,7 @@ perf_line(struct perf *pf, char *line, size_t len)
 			end_sample(pf, NULL);
 			return;
 		}
+		/* the fast path: a frame line seen before */
 		pl = find_frame(pf, s, n, &hash);
 		if (pl) {
 			follow(pf, prev, pl);
@@ -1390,14 +1391,10 @@ perf_line(struct perf *pf, char *line, size_t len)
 				push_frames(pf, pl);
 			return;
 		}
-		if (*line == '\t' || !parse_header(s, n, &h)) {
-			if (pf->skip_sample)
-				return;
+		/* a new frame line */
+		if (!pf->skip_sample)
 			follow(pf, prev, frame_line(pf, s, n, hash));
-			return;
-		}
-		end_sample(pf, NULL); /* a header with no blank before */
-		pf->headers = true;
+		return;
 	} else if (!parse_header(s, n, &h)) {
 		if (sideband(s, n))
 			return;
