@@ -70,8 +70,15 @@ risky(const char *s, bool is_module)
 	return false;
 }
 
-const struct kp_frame *
-kp_conv_intern(const struct kp_frame *f)
+bool
+kp_conv_plain(const struct kp_frame *f)
+{
+	return !risky(f->sym, false) && !risky(f->module, true) &&
+	       !risky(f->file, true);
+}
+
+void
+kp_conv_normal(const struct kp_frame *f, struct kp_frame *out)
 {
 	struct kp_frame g = *f, h;
 	int i;
@@ -84,14 +91,18 @@ kp_conv_intern(const struct kp_frame *f)
 		g.off = g.size = 0;
 	}
 	if (!risky(g.sym, false) && !risky(g.module, true) &&
-	    !risky(g.file, true))
-		return kp_frame_intern(&g);
+	    !risky(g.file, true)) {
+		*out = g;
+		return;
+	}
 	/* reread until the frame is what the reader gives back */
 	for (i = 0; i < 4; i++) {
 		if (!kp_frame_reread(&g, &h))
 			break;
-		if (memcmp(&g, &h, KP_FRAME_KEY) == 0)
-			return kp_frame_intern(&g);
+		if (memcmp(&g, &h, KP_FRAME_KEY) == 0) {
+			*out = g;
+			return;
+		}
 		g = h;
 	}
 	/* no text for it: keep what is safe (the address) */
@@ -100,7 +111,16 @@ kp_conv_intern(const struct kp_frame *f)
 	h.addr = h.flags ? f->addr : 0; /* else not printed */
 	if (!h.flags)
 		h.sym = kp_intern("[bad name]", 10);
-	return kp_frame_intern(&h);
+	*out = h;
+}
+
+const struct kp_frame *
+kp_conv_intern(const struct kp_frame *f)
+{
+	struct kp_frame g;
+
+	kp_conv_normal(f, &g);
+	return kp_frame_intern(&g);
 }
 
 /*

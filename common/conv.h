@@ -41,6 +41,11 @@ void kp_conv_push(struct kp_conv *cv, const struct kp_frame *f);
  * "[bad name]".
  */
 const struct kp_frame *kp_conv_intern(const struct kp_frame *f);
+/* The frame kp_conv_intern would intern, in *out (not interned). */
+/* kp_conv_normal keeps f's names as they are (it may drop an offset
+ * equal to the address). */
+bool kp_conv_plain(const struct kp_frame *f);
+void kp_conv_normal(const struct kp_frame *f, struct kp_frame *out);
 /*
  * One frame per function (perf2kp --functions, pprof's -functions): a
  * frame with a symbol loses its address, offset and size, so that
@@ -131,6 +136,8 @@ struct kp_perf_event {
 	unsigned long samples;
 	struct kp_agg *agg; /* NULL: not kept (--event names another) */
 	bool owned;	    /* agg is not the caller's (kp_perf_pick frees) */
+	int text_ev;	    /* its number among the text's events, whose
+			     * stacks the text keeps (-1: none) */
 };
 
 /*
@@ -142,6 +149,10 @@ struct kp_perf_event {
 struct kp_perf_events {
 	struct kp_perf_event *v;
 	size_t n;
+	/* the stacks of the perf script text read (conv_perf.c), not in
+	 * the events' aggregations until kp_perf_flush */
+	struct kp_perf_text *text;
+	int kept_text; /* kp_perf_pick's event's number there, or -1 */
 };
 
 /* perf2kp's options: the converters only read them. */
@@ -154,10 +165,12 @@ struct kp_perf_opts {
 	bool inline_flag;   /* mark "(inlined)" frames KP_F_INLINE */
 	bool raw_names;	    /* keep symbols as perf prints them */
 	bool functions;	    /* kp_conv_function_level every frame */
-	/* a regular file with at least this many bytes is read by two
-	 * threads, each half (0: never; 1: always where it can be split,
-	 * even on one processor: the tests) */
+	/* perf.data: a file of at least this many bytes (or a pipe) is
+	 * read on two threads; text: two threads read it, in chunks, once
+	 * it is longer than one (0: one thread; 1: two, even on one
+	 * processor: the tests; other: two where there are two) */
 	size_t split_min;
+	size_t chunk; /* text: the bytes a chunk aims at (0: 512 KiB) */
 };
 
 /* A sample header or side-band line of 'perf script' (trimmed line). */
@@ -173,6 +186,18 @@ bool kp_folded_line(const char *s, size_t n);
 int kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		    const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		    const char **why);
+/*
+ * The text's stacks added to their events' aggregations (before a
+ * perf.data is converted into them, or to read them there).
+ */
+void kp_perf_flush(struct kp_perf_events *evs);
+/*
+ * After kp_perf_pick: the kept event's stacks written as kp (metadata,
+ * records, the final "!"), those of the text read (in the order of
+ * first sight) after agg's: what kp_write_agg writes of them all.
+ */
+void kp_perf_write(FILE *out, struct kp_perf_events *evs,
+		   struct kp_agg *agg);
 /*
  * After the files: the aggregation to write, of o->event's event or the
  * one with the most samples (the first seen of equals); with more than

@@ -1,79 +1,111 @@
 /*
- * conv_perf.c - "perf script" text to kp stacks, in one streaming pass.
+ * conv_perf.c - "perf script" text to kp stacks, in one streaming pass
+ * on one or two threads.
  *
  * A sample is a header line, its frame lines (leaf first), and a blank
- * line.  A sample's frame lines together (a "block") are cached by their
- * text, and so is each frame line, so a repeated block or line costs one
- * hash and one memcmp; memory grows with the distinct blocks and lines,
- * not with the input.
+ * line.  The input is read in chunks of whole samples, each ending where
+ * a sample header follows an empty line (a chunk with no such place ends
+ * at a line's end, and the thread that read it reads the next one too,
+ * where it left off); the threads take the next chunk in turn, and each
+ * sample is numbered by its chunk and its place in it, so that what they
+ * make is the same, in the same order, as one thread reading the whole
+ * input would make: the stacks in order of first sight (idagg.h), the
+ * events too, the skipped lines said in order with their lines in the
+ * whole input (kp_input_mem's parts, joined in order).
+ *
+ * Each distinct frame line is read once: it becomes a record of the
+ * aggregation (idagg.h), found again by its address, that remembers the
+ * text after the address (a template: the symbol and the DSO as perf
+ * printed them), the offset, and how many blanks stood where; a line is
+ * that record's when the same bytes stand in the same places, and is
+ * then the same frames.  Most records are the frame they name, so a
+ * distinct line costs 24 bytes and a table slot, and its text is not
+ * kept (the symbol and DSO are, once).  The frame lines after a sample's
+ * header are looked up together: their table slots are fetched first,
+ * then their records, then each is compared, so that the waits for
+ * memory overlap.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #include "conv.h"
+#include "idagg.h"
 #include "internal.h"
 
+#define MAX_EVENTS KP_ID_EVENTS /* distinct events in the input */
+#define CHUNK (512u << 10)  /* the bytes a chunk aims at */
+#define RING 64	    /* frame lines read ahead: a power of two */
+#define SLOT_AHEAD 32	    /* their table slots fetched that many ahead */
+#define REC_AHEAD 16	    /* their first records that many ahead */
+#define TMPL_AHEAD 6	    /* those records' templates that many */
+#define PROC_CACHE 256	    /* process frames by name: a power of two */
+#define BUF_PAD 64	    /* bytes readable after a chunk's */
+#define MAX_LINE (256u << 20) /* a longer line is fatal */
+
+/* A record's key word: its template's id, then these flags. */
+#define L_OFF 0x01000000u    /* "+0xOFF" after the symbol */
+#define L_KERNEL 0x02000000u /* kernel code (--kernel-only, --user-only) */
+#define L_SKIP 0x04000000u   /* "(process name)": perf prints, peers drop */
+#define L_MULTI 0x08000000u  /* frames: a list ("a->b->c", Java) */
+#define L_GAP1(k) ((uint32_t)(k) << 28) /* blanks after the address */
+#define L_GAP1_OF(k) (((k) >> 28) & 3u)
+#define L_GAP2(k) ((uint32_t)(k) << 30) /* blanks before "(DSO)" */
+#define L_GAP2_OF(k) ((k) >> 30)
+#define L_TMPL 0x00ffffffu
+
 /*
- * One distinct frame line (text after its indent) and what it means, in
- * one block: the frames (leaf first), then the text.  A cache hit reads
- * the slot and this block only.
+ * The text of frame lines after their address, as perf printed it: the
+ * symbol (its bytes here) and the DSO, read under the Java tidy or not;
+ * and, when every line of it is one frame of one function whose names
+ * read back as they are (T_ONE), that function: a line's frame is then
+ * the function at the line's address and offset, its text not parsed
+ * again.  Templates lie in an arena of their lane, 8-byte aligned, so
+ * that a template's id is its lane and its place there in 24 bits.
  */
-struct pline {
-	struct pline *next; /* the line that followed it last (see predict) */
-	uint32_t len;	    /* of the text */
-	uint16_t n;	    /* frames (at most 64: struct pframe) */
-	bool java : 1;	    /* parsed under comm "java" (Java tidy) */
-	bool kernel : 1;    /* kernel code */
-	bool skip : 1;	    /* "(process name)" frame: perf prints, peers drop */
-	const struct kp_frame *fr[];
+struct tmpl {
+	const char *dso; /* interned; NULL: none */
+	uint32_t nsym;
+	uint16_t ndso;
+	bool java;
+	uint8_t how;  /* T_* */
+	uint32_t fun; /* T_ONE: the frame's function, KP_IDF_INLINE */
+	char sym[];
 };
-_Static_assert(sizeof(struct pline) == 16, "a cached line's header: 16 bytes");
+#define T_ONE 0x01    /* one frame of function fun, names as they are */
+#define T_SYM 0x02    /* T_ONE: the frame has a symbol (so an offset) */
+#define T_KERNEL 0x04 /* kernel code, by its DSO */
+#define T_SKIP 0x08   /* a process name: no frame */
+#define TMPL_ARENA (32u << 20) /* a lane's templates: 2^22 * 8 bytes */
 
-#define PL_TEXT(pl) ((const char *)((pl)->fr + (pl)->n))
-
-/* What parse_frame finds, before it is stored. */
-struct pframe {
-	const struct kp_frame *fr[64];
-	uint32_t n;
-	bool kernel, skip;
-};
-
-#define PROC_CACHE 256 /* a power of two */
-
-struct perf {
-	const struct kp_perf_opts *o;
-	struct kp_perf_events *evs; /* the caller's: the events seen */
-	struct kp_input *in;
-	struct kp_conv cv;
-	struct kp_slots lines; /* the line cache: struct pline */
-	/* the current sample */
-	bool in_sample, skip_sample, orphan, java;
-	bool user_dropped; /* --kernel-only dropped user frames of it */
-	bool headers; /* a sample header was seen (else -F ip,sym) */
-	bool dsos;    /* a frame line ended in "(DSO)" */
-	uint64_t weight;
-	const struct kp_frame *proc;
-	size_t nkernel; /* frames pushed that are kernel code */
-	/* process frames by name, a direct-mapped cache: samples of a
-	 * few processes interleave in a system-wide capture */
-	const struct kp_frame *procs[PROC_CACHE];
-	struct kp_agg *agg0; /* the caller's: the first event's */
-	struct kp_perf_event *ev; /* the current sample's event */
-	struct kp_agg_late late; /* the stacks ended, added two later */
-	struct kp_slots blocks; /* the block cache (see "blocks" below) */
-	struct kp_pool pool;	/* cached lines */
-	struct kp_pool bpool;	/* cached blocks: freed with their table */
-	unsigned long ended;	     /* samples ended: end_sample calls */
-	unsigned long found, nofind; /* blocks whose end was found, not */
-	unsigned long hits;	     /* blocks found in the cache */
-	bool blocks_off;	     /* the cache did not pay: not used */
-	bool in_block;		     /* reading a new block's lines */
-	struct pline *last; /* the frame line just read (see predict) */
+/* The run of perf script text: the stacks, the templates, the events. */
+struct kp_perf_text {
+	struct kp_idagg *ids;
+	struct kp_ctab tmpls;
+	struct {
+		char *base; /* read by every thread */
+		size_t used __attribute__((aligned(64))); /* by its own */
+	} __attribute__((aligned(64))) tarena[KP_CTAB_THREADS];
+	struct kp_lane lists[KP_CTAB_THREADS]; /* L_MULTI's frames */
+	/* the events, by number: added under mu, read without it */
+	struct event {
+		char *name;
+		size_t len;
+		bool kept; /* its samples' stacks are kept */
+		uint64_t first; /* its first sample's position */
+		unsigned long samples, synced;
+	} *ev[MAX_EVENTS];
+	unsigned nev;
+	pthread_mutex_t mu;
+	uint32_t user, nostack; /* the frames "[user]", "[no stack]" */
+	uint64_t seq; /* the chunks read: the next one's number */
 };
 
 /* ---- module names ---- */
@@ -136,7 +168,368 @@ map_module(const char *m, size_t len, bool *kernel)
 	return kp_intern(m, len);
 }
 
+
+struct feed;
+
+/* One thread's reading: was one pass's whole state (struct perf). */
+struct worker {
+	struct kp_perf_text *T;
+	const struct kp_perf_opts *o;
+	struct feed *feed;
+	int lane;
+	struct kp_input *in; /* the chunk being read */
+	/* the stack being built: frame records, leaf first */
+	uint32_t *ids;
+	size_t n, cap;
+	/* the current sample */
+	bool in_sample, skip_sample, orphan, java;
+	bool user_dropped; /* --kernel-only dropped user frames of it */
+	bool headers; /* a sample header was seen (else -F ip,sym) */
+	bool dsos;    /* a frame line ended in "(DSO)" */
+	uint64_t weight;
+	uint32_t proc; /* the process frame, or KP_ID_NONE */
+	unsigned ev;   /* the current sample's event */
+	uint64_t pos;  /* the current sample's position: chunk << 24 | n */
+	uint64_t seq;  /* the chunk's number */
+	uint32_t nsample; /* samples begun in the chunk */
+	/* the events this thread saw: samples, first position */
+	unsigned long *samples;
+	uint64_t *first;
+	/* process frames by name, a direct-mapped cache: samples of a
+	 * few processes interleave in a system-wide capture */
+	struct {
+		const char *name; /* interned */
+		uint32_t id;
+	} procs[PROC_CACHE];
+	/* the chunk's bytes, read for this thread */
+	char *buf;
+	size_t bufcap;
+	void *mapped; /* or mapped for it, mlen bytes */
+	size_t mlen;
+	char *mapbase; /* the chunk's first byte there */
+	/* the frame lines read ahead of the line reader (see ahead) */
+	struct ahead {
+		const char *line, *p, *e; /* its start, address's end, end */
+		uint64_t addr, h;
+		uint32_t rec; /* the first record under h, or KP_ID_NONE */
+	} ring[RING];
+	/* entries; those whose records, templates were fetched */
+	unsigned head, tail, recd, tmpld;
+	const char *scan, *cend;   /* where reading ahead goes on; the end */
+	/* the cache of a sample's frame lines at once (see blocks) */
+	struct kp_slots blocks;
+	char *barena; /* the cached blocks: a mapping of BLOCK_ARENA */
+	size_t bused;
+	unsigned long found, hits; /* blocks looked up, found */
+	unsigned long ended;	   /* samples ended (end_sample) */
+	bool blocks_off, in_block;
+	bool last; /* the chunk is the input's last */
+	pthread_t th;
+	bool started;
+} __attribute__((aligned(64)));
+
+/* ---- the record table: templates, records, lists ---- */
+
+static inline const struct tmpl *
+tmpl_at(const struct kp_perf_text *T, uint32_t key)
+{
+	uint32_t t = key & L_TMPL;
+
+	return (const struct tmpl *)(const void *)(T->tarena[t >> 22].base +
+						   (size_t)(t & 0x3fffff) * 8);
+}
+
+static uint64_t
+mix2(uint64_t a, uint64_t b)
+{
+	__uint128_t m = (__uint128_t)(a ^ 0x9e3779b97f4a7c15ull) *
+			(b ^ 0xd6e8feb86659fd93ull);
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* A template's text, as a frame line's after its address gives it. */
+struct ttext {
+	const char *sym, *dso; /* dso NULL: none */
+	size_t nsym, ndso;
+	bool java;
+	uint64_t h;
+};
+
+static void
+ttext_hash(struct ttext *x)
+{
+	x->h = mix2(kp_hash(x->sym, x->nsym) + x->java,
+		    x->dso ? kp_hash(x->dso, x->ndso) : 0x5851f42d4c957f2dull);
+}
+
+static bool
+ttext_is(const struct tmpl *t, const struct ttext *x)
+{
+	return t->nsym == x->nsym && t->java == x->java &&
+	       memcmp(t->sym, x->sym, x->nsym) == 0 &&
+	       (t->dso ? x->dso && t->ndso == x->ndso &&
+			 memcmp(t->dso, x->dso, x->ndso) == 0
+		       : !x->dso);
+}
+
+/* The template of text x, or L_TMPL + 1 if there is none. */
+static uint32_t
+tmpl_find(struct kp_perf_text *T, const struct ttext *x)
+{
+	struct kp_ctab_it it;
+	uint32_t id;
+
+	kp_ctab_first(&T->tmpls, x->h, &it);
+	while (kp_ctab_next(&it, &id))
+		if (ttext_is(tmpl_at(T, id), x))
+			return id;
+	return L_TMPL + 1;
+}
+
+/* The template of text x, made in lane if new with how and fun. */
+static uint32_t
+tmpl_add(struct kp_perf_text *T, int lane, const struct ttext *x,
+	 unsigned how, uint32_t fun)
+{
+	struct tmpl *t;
+	size_t need;
+	uint32_t id;
+
+	kp_ctab_lock(&T->tmpls, x->h);
+	if ((id = tmpl_find(T, x)) <= L_TMPL) {
+		kp_ctab_unlock(&T->tmpls, x->h);
+		return id;
+	}
+	need = (offsetof(struct tmpl, sym) + x->nsym + 7) & ~(size_t)7;
+	if (!T->tarena[lane].base) {
+		T->tarena[lane].base = mmap(NULL, TMPL_ARENA,
+					    PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS |
+						    MAP_NORESERVE,
+					    -1, 0);
+		if (T->tarena[lane].base == MAP_FAILED)
+			kp_die("out of memory");
+		(void)madvise(T->tarena[lane].base, TMPL_ARENA,
+			      MADV_NOHUGEPAGE);
+	}
+	if (T->tarena[lane].used + need > TMPL_ARENA)
+		kp_die("more than %u MiB of distinct frame line texts",
+		       TMPL_ARENA >> 20);
+	t = (struct tmpl *)(void *)(T->tarena[lane].base +
+				    T->tarena[lane].used);
+	id = (uint32_t)lane << 22 | (uint32_t)(T->tarena[lane].used >> 3);
+	T->tarena[lane].used += need;
+	t->dso = x->dso ? kp_intern(x->dso, x->ndso) : NULL;
+	t->nsym = (uint32_t)x->nsym;
+	t->ndso = (uint16_t)x->ndso;
+	t->java = x->java;
+	t->how = (uint8_t)how;
+	t->fun = fun;
+	memcpy(t->sym, x->sym, x->nsym);
+	kp_ctab_add(&T->tmpls, x->h, id);
+	kp_ctab_unlock(&T->tmpls, x->h);
+	return id;
+}
+
+/*
+ * Hex digits at p (before e), at most 16: their value in *v and their
+ * end, or NULL if there are none or more.  p is in a chunk's buffer,
+ * which has 16 bytes to read past any of its lines (BUF_PAD).
+ */
+static inline const char *
+hex_at(const char *p, const char *e, uint64_t *v)
+{
+#ifdef __SSE2__
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	const __m128i digit = _mm_and_si128(
+		_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+		_mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+	const __m128i alpha = _mm_and_si128(
+		_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
+		_mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
+	unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, alpha));
+	size_t n = (size_t)__builtin_ctz(~m | 0x10000u);
+	__m128i d, pairs;
+	uint64_t u;
+
+	if (n > (size_t)(e - p))
+		n = (size_t)(e - p);
+	if (n == 0 || (n == 16 && p + 16 < e &&
+		       kp_digit_value[(unsigned char)p[16]] >= 0))
+		return NULL;
+	/* each digit's value, then two a byte, the first the high one */
+	d = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
+			 _mm_and_si128(alpha, _mm_set1_epi8(9)));
+	pairs = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(d, 4),
+					   _mm_srli_epi16(d, 8)),
+			      _mm_set1_epi16(0xff));
+	u = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
+	u = __builtin_bswap64(u);
+	*v = n == 16 ? u : u >> (4 * (16 - n));
+	return p + n;
+#else
+	const char *s = p;
+	uint64_t x = 0;
+	int d;
+
+	while (p < e && (d = kp_digit_value[(unsigned char)*p]) >= 0) {
+		x = x << 4 | (uint64_t)d;
+		p++;
+	}
+	if (p == s || p - s > 16)
+		return NULL;
+	*v = x;
+	return p;
+#endif
+}
+
+/* The first "\n" in [p, e), or NULL; p as hex_at's. */
+static inline const char *
+nl_at(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	const __m128i lf = _mm_set1_epi8('\n');
+	unsigned m;
+
+	for (; p < e; p += 16) {
+		m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)p), lf));
+		if (m)
+			return p + __builtin_ctz(m) < e ? p + __builtin_ctz(m)
+							 : NULL;
+	}
+	return NULL;
+#else
+	return memchr(p, '\n', (size_t)(e - p));
+#endif
+}
+
+/*
+ * The text of a frame line after its address, from p to its end e, is
+ * template t's under key (the blanks, the offset's place) and offset
+ * off: the same blanks, symbol, offset and DSO in the same places.  (The
+ * offset may be written with other digits, as the parse reads them: the
+ * same value.)
+ */
+static inline bool
+text_is(const struct tmpl *t, uint32_t key, uint32_t off, const char *p,
+	const char *e)
+{
+	uint64_t v;
+	uint32_t k;
+
+	for (k = L_GAP1_OF(key); k; k--)
+		if (p == e || *p++ != ' ')
+			return false;
+	if ((size_t)(e - p) < t->nsym || memcmp(p, t->sym, t->nsym) != 0)
+		return false;
+	p += t->nsym;
+	if (key & L_OFF) {
+		if (e - p < 4 || p[0] != '+' || p[1] != '0' || p[2] != 'x' ||
+		    !(p = hex_at(p + 3, e, &v)) || v != off)
+			return false;
+	}
+	for (k = L_GAP2_OF(key); k; k--)
+		if (p == e || *p++ != ' ')
+			return false;
+	if (!t->dso)
+		return p == e;
+	return (size_t)(e - p) == (size_t)t->ndso + 2 && *p == '(' && e[-1] == ')' &&
+	       memcmp(p + 1, t->dso, t->ndso) == 0;
+}
+
+/* The frame line of address addr, its text after it [p, e), read under
+ * the Java tidy or not, is the line record r was read from. */
+static inline bool
+line_is(const struct kp_perf_text *T, const struct kp_idrec *r,
+	uint64_t addr, const char *p, const char *e, bool java)
+{
+	const struct tmpl *t;
+
+	if (r->key == KP_ID_NONE || r->addr != addr)
+		return false;
+	t = tmpl_at(T, r->key);
+	return t->java == java && text_is(t, r->key, r->off, p, e);
+}
+
+/* The record of the frame line whose address addr (of hash h) ends at p,
+ * its text at e, or KP_ID_NONE. */
+static inline uint32_t
+find_line(struct worker *w, uint64_t addr, uint64_t h, const char *p,
+	  const char *e)
+{
+	struct kp_ctab_it it;
+	uint32_t id;
+
+	kp_ctab_first(kp_id_table(w->T->ids), h, &it);
+	while (kp_ctab_next(&it, &id))
+		if (line_is(w->T, kp_id_rec(w->T->ids, id), addr, p, e,
+			    w->java))
+			return id;
+	return KP_ID_NONE;
+}
+
+static void
+push(struct worker *w, uint32_t id)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 256;
+		w->ids = kp_xrealloc(w->ids, w->cap * sizeof(*w->ids));
+	}
+	w->ids[w->n++] = id;
+}
+
+/* The frames of the frame line of record r (of id), to the stack (as
+ * the options filter them). */
+static inline void
+push_rec(struct worker *w, const struct kp_idrec *r, uint32_t id)
+{
+	uint32_t key = r->key, i;
+	const uint32_t *list;
+
+	if (!w->dsos && tmpl_at(w->T, key)->dso)
+		w->dsos = true;
+	if (key & L_SKIP)
+		return;
+	if (w->o->space == KP_SPACE_KERNEL && !(key & L_KERNEL)) {
+		w->user_dropped = true;
+		return;
+	}
+	if (w->o->space == KP_SPACE_USER && (key & L_KERNEL))
+		return;
+	if (key & L_MULTI) {
+		list = *(const uint32_t *const *)kp_lane_at(w->T->lists,
+							    r->frame);
+		for (i = 0; i < list[0]; i++)
+			push(w, list[1 + i]);
+	} else {
+		push(w, r->frame == KP_ID_SELF ? id : r->frame);
+	}
+}
+
+static void
+push_line(struct worker *w, uint32_t id)
+{
+	push_rec(w, kp_id_rec(w->T->ids, id), id);
+}
+
 /* ---- frame lines ---- */
+
+/* What split_frame and frame_pieces find in a frame line. */
+struct parts {
+	uint64_t addr, off;
+	bool has_off, skip, unknown;
+	const char *addr_end;	/* where the address's digits end */
+	const char *sym, *se;	/* the symbol as printed (before "+0x") */
+	const char *sym_end;	/* the end of the symbol and offset */
+	const char *dso, *de;	/* inside "(DSO)", or NULL */
+	/* frame_pieces' */
+	bool kernel, plain; /* plain: kp_conv_normal kept the names */
+	uint32_t np;
+	struct kp_frame fr[64]; /* as kp_conv_normal leaves them, leaf first */
+};
 
 /*
  * A frame line, after its indent (perf script -g, any -F selection
@@ -155,71 +548,91 @@ map_module(const char *m, size_t len, bool *kernel)
  *	ffffffff821f2c2b			(-F ...,ip)
  *	0 [unknown] ([unknown])
  *
- * A "->" chain is Java inlining: the first name is the outer function,
- * each later one is inlined into the one before (marked KP_F_INLINE).
+ * split_frame finds its parts: the address, the symbol, "+0xOFF", the
+ * DSO (the last blank-separated word, in parentheses).
  */
 static int
-parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
-	    const char **why)
+split_frame(const char *s, size_t len, struct parts *pl, const char **why)
 {
-	const char *e = s + len, *p, *sym, *se, *dso = NULL, *de = NULL;
-	const char *module = NULL, *piece[64];
-	size_t plen[64], np = 0, i, k;
-	uint64_t addr, off = 0;
-	bool has_off = false, inlined = false;
-	unsigned flags;
-	char *t;
+	const char *e = s + len, *p, *sym, *se;
+	uint64_t off = 0;
 
-	memset(pl, 0, sizeof(*pl));
 	for (p = s; p < e && !kp_conv_blank(*p); p++)
 		;
-	if (!kp_conv_hex(s, p, &addr)) {
+	if (!kp_conv_hex(s, p, &pl->addr)) {
 		*why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
 		return -1;
 	}
+	pl->addr_end = p;
 	while (p < e && kp_conv_blank(*p))
 		p++;
 	while (e > p && kp_conv_blank(e[-1]))
 		e--;
+	pl->dso = pl->de = NULL;
 	/* "(DSO)": the last blank-separated word, in parentheses */
 	if (e > p && e[-1] == ')') {
-		const char *w = e - 1;
+		const char *wd = e - 1;
 
-		while (w > p && !kp_conv_blank(w[-1]))
-			w--;
-		if (*w == '(' && e - w >= 2) {
-			dso = w + 1;
-			de = e - 1;
-			e = w;
+		while (wd > p && !kp_conv_blank(wd[-1]))
+			wd--;
+		if (*wd == '(' && e - wd >= 2) {
+			pl->dso = wd + 1;
+			pl->de = e - 1;
+			e = wd;
 			while (e > p && kp_conv_blank(e[-1]))
 				e--;
 		}
 	}
-	if (dso)
-		pf->dsos = true;
-	if (dso && de - dso == 7 && memcmp(dso, "inlined", 7) == 0) {
-		inlined = true;
-	} else if (dso) {
-		module = map_module(dso, (size_t)(de - dso), &pl->kernel);
-	}
-	if (!dso && kp_addr_is_kernel(addr))
-		pl->kernel = true;
+	pl->sym_end = e;
 	sym = p;
 	se = e;
 	/* "+0xOFF" */
 	for (p = se; p > sym && kp_conv_xdigit(p[-1]); p--)
 		;
+	pl->has_off = false;
 	if (p - sym >= 3 && p < se && p[-1] == 'x' && p[-2] == '0' &&
 	    p[-3] == '+' && kp_conv_hex(p, se, &off)) {
-		has_off = true;
+		pl->has_off = true;
 		se = p - 3;
 	}
-	if (se > sym && *sym == '(') {
-		pl->skip = true; /* a process name, as the peers skip it */
-		return 0;
-	}
-	if (se - sym == 9 && memcmp(sym, "[unknown]", 9) == 0)
-		se = sym;
+	pl->off = off;
+	pl->sym = sym;
+	pl->se = se;
+	/* a process name, as the peers skip it */
+	pl->skip = se > sym && *sym == '(';
+	pl->unknown = se - sym == 9 && memcmp(sym, "[unknown]", 9) == 0;
+	return 0;
+}
+
+/*
+ * The frames of a split line: the module its DSO names, the symbol
+ * tidied as stackcollapse-perf.pl tidies it, and a "->" chain (Java
+ * inlining: the first name is the outer function, each later one is
+ * inlined into the one before, marked KP_F_INLINE) made a frame each.
+ */
+static void
+frame_pieces(struct worker *w, struct parts *pl)
+{
+	const char *module = NULL, *piece[64], *p, *sym = pl->sym;
+	const char *se = pl->unknown ? pl->sym : pl->se;
+	size_t plen[64], np = 0, i, k;
+	bool inlined = false;
+	unsigned flags;
+	char *t;
+
+	pl->kernel = false;
+	pl->plain = true;
+	pl->np = 0;
+	if (pl->dso && pl->de - pl->dso == 7 &&
+	    memcmp(pl->dso, "inlined", 7) == 0)
+		inlined = true;
+	else if (pl->dso)
+		module = map_module(pl->dso, (size_t)(pl->de - pl->dso),
+				    &pl->kernel);
+	if (!pl->dso && kp_addr_is_kernel(pl->addr))
+		pl->kernel = true;
+	if (pl->skip)
+		return;
 	/* split "a->b->c" */
 	for (p = sym; p < se && np < 64;) {
 		const char *arrow = NULL, *q;
@@ -242,98 +655,227 @@ parse_frame(struct perf *pf, const char *s, size_t len, struct pframe *pl,
 		piece[0] = sym;
 		plen[np++] = 0;
 	}
-	pl->n = (uint32_t)np;
+	pl->np = (uint32_t)np;
 	for (i = 0; i < np; i++) {
 		struct kp_frame f;
+		char tmp[256], *big = NULL;
 
 		memset(&f, 0, sizeof(f));
-		f.addr = addr;
+		f.addr = pl->addr;
 		flags = KP_F_ADDR;
 		k = plen[i];
-		t = kp_conv_tmp(&pf->cv, k);
+		t = k < sizeof(tmp) ? tmp : (big = kp_xmalloc(k + 1));
 		memcpy(t, piece[i], k);
-		if (!pf->o->raw_names && k) {
+		if (!w->o->raw_names && k) {
 			k = kp_conv_tidy_generic(t, k);
-			if (pf->java)
+			if (w->java)
 				k = kp_conv_tidy_java(t, k);
 		}
-		if (i == np - 1 && has_off && k) {
-			f.off = off;
+		if (i == np - 1 && pl->has_off && k) {
+			f.off = pl->off;
 			flags |= KP_F_OFF;
 		}
-		if (i > 0 || (inlined && pf->o->inline_flag))
+		if (i > 0 || (inlined && w->o->inline_flag))
 			flags |= KP_F_INLINE;
 		f.flags = flags;
 		f.module = module;
 		if (k)
 			f.sym = kp_intern(t, k);
-		if (pf->o->functions)
+		free(big);
+		if (!kp_conv_plain(&f))
+			pl->plain = false;
+		if (w->o->functions)
 			kp_conv_function_level(&f);
 		/* leaf first: the last piece is the innermost */
-		pl->fr[np - 1 - i] = kp_conv_intern(&f);
+		kp_conv_normal(&f, &pl->fr[np - 1 - i]);
 	}
-	return 0;
 }
 
-/* The cached meaning of the frame line s[0..len), or NULL. */
-static struct pline *
-find_frame(struct perf *pf, const char *s, size_t len, uint64_t *hash)
+/* Blanks at [p, e): how many, if all are spaces and at most 3; else -1. */
+static int
+gap(const char *p, const char *e)
 {
-	uint64_t h = kp_hash_line(s, len) ^ (pf->java ? 0x5bd1e995u : 0);
-	size_t mask, i;
-	struct pline *pl;
+	const char *q;
 
-	*hash = h;
-	if (!pf->lines.cap)
-		return NULL;
-	mask = pf->lines.cap - 1;
-	for (i = h & mask; (pl = pf->lines.tab[i].p) != NULL;
-	     i = (i + 1) & mask)
-		if (pf->lines.tab[i].hash == h && pl->len == len &&
-		    pl->java == pf->java && memcmp(PL_TEXT(pl), s, len) == 0)
-			return pl;
-	return NULL;
+	if (e - p > 3)
+		return -1;
+	for (q = p; q < e; q++)
+		if (*q != ' ')
+			return -1;
+	return (int)(e - p);
 }
 
-/* Parse a new frame line and cache it; NULL with *why if bad. */
-static struct pline *
-add_frame(struct perf *pf, const char *s, size_t len, uint64_t h,
-	  const char **why)
-{
-	struct pline *pl;
-	struct pframe tmp;
-
-	if (parse_frame(pf, s, len, &tmp, why) < 0)
-		return NULL;
-	kp_slots_reserve(&pf->lines, 4096);
-	pl = kp_pool_alloc(&pf->pool, sizeof(*pl) + tmp.n * sizeof(pl->fr[0]) + len);
-	pl->len = (uint32_t)len;
-	pl->n = (uint16_t)tmp.n;
-	pl->java = pf->java;
-	pl->kernel = tmp.kernel;
-	pl->skip = tmp.skip;
-	pl->next = NULL;
-	memcpy(pl->fr, tmp.fr, tmp.n * sizeof(pl->fr[0]));
-	memcpy((char *)(pl->fr + pl->n), s, len);
-	kp_slots_put(&pf->lines, h, pl);
-	return pl;
-}
-
+/* The frames of a line that is no record's, to the stack. */
 static void
-push_frames(struct perf *pf, const struct pline *pl)
+push_parts(struct worker *w, const struct parts *pl, bool kernel,
+	   const uint32_t *ids, uint32_t n)
 {
 	uint32_t i;
 
+	if (pl->dso)
+		w->dsos = true;
 	if (pl->skip)
 		return;
-	if (pf->o->space == KP_SPACE_KERNEL && !pl->kernel) {
-		pf->user_dropped = true;
+	if (w->o->space == KP_SPACE_KERNEL && !kernel) {
+		w->user_dropped = true;
 		return;
 	}
-	if (pf->o->space == KP_SPACE_USER && pl->kernel)
+	if (w->o->space == KP_SPACE_USER && kernel)
 		return;
-	for (i = 0; i < pl->n; i++)
-		kp_conv_push(&pf->cv, pl->fr[i]);
+	for (i = 0; i < n; i++)
+		push(w, ids[i]);
+}
+
+/*
+ * The frame a line of template t is, at address addr with its offset:
+ * the record it would be (r, key and frame words KP_ID_NONE).  False
+ * where the record cannot hold it (an offset past 32 bits).
+ */
+static bool
+tmpl_frame(const struct worker *w, const struct tmpl *t,
+	   const struct parts *pl, struct kp_idrec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->key = r->frame = KP_ID_NONE;
+	r->fun = t->fun;
+	if (w->o->functions && (t->how & T_SYM))
+		return true; /* one frame per function */
+	r->fun |= KP_IDF_ADDR;
+	r->addr = pl->addr;
+	/* kp_conv_normal: an offset equal to the address is none */
+	if (pl->has_off && (t->how & T_SYM) &&
+	    !(pl->addr && pl->off == pl->addr)) {
+		if (pl->off > UINT32_MAX)
+			return false;
+		r->fun |= KP_IDF_OFF;
+		r->off = (uint32_t)pl->off;
+	}
+	return true;
+}
+
+/*
+ * A frame line [s, s + n) (its blanks trimmed) that is no record's yet:
+ * its frames made records (from its template when it has one, else
+ * parsed), the line made a record too when line_is can tell its text
+ * again, and its frames pushed.  False with *why when it is not a frame
+ * line.
+ */
+static bool
+new_line(struct worker *w, const char *s, size_t n, const char **why)
+{
+	struct kp_perf_text *T = w->T;
+	struct kp_idagg *A = T->ids;
+	const struct tmpl *t;
+	struct parts pl;
+	struct ttext x;
+	struct kp_idrec line, fr;
+	uint32_t ids[64], nids = 0, id, i, key, tid;
+	bool kernel, one, merge, canon, parsed = false;
+	uint64_t h;
+	int g1, g2;
+
+	if (split_frame(s, n, &pl, why) < 0)
+		return false;
+	x.sym = pl.sym;
+	x.nsym = (size_t)(pl.se - pl.sym);
+	x.dso = pl.dso;
+	x.ndso = pl.dso ? (size_t)(pl.de - pl.dso) : 0;
+	x.java = w->java;
+	ttext_hash(&x);
+	if (x.ndso > UINT16_MAX) {
+		tid = L_TMPL + 1; /* no template holds it */
+	} else if ((tid = tmpl_find(T, &x)) > L_TMPL) {
+		/* a new text: parsed, and its template made */
+		unsigned how = 0;
+		uint32_t fun = 0;
+
+		frame_pieces(w, &pl);
+		parsed = true;
+		if (pl.skip) {
+			how = T_SKIP;
+		} else if (pl.np == 1 && pl.plain) {
+			how = T_ONE | (pl.fr[0].sym ? T_SYM : 0);
+			fun = kp_id_fun_of(A, w->lane, pl.fr[0].sym,
+					   pl.fr[0].module) |
+			      ((pl.fr[0].flags & KP_F_INLINE) ? KP_IDF_INLINE
+							      : 0);
+		}
+		if (pl.kernel && pl.dso)
+			how |= T_KERNEL;
+		tid = tmpl_add(T, w->lane, &x, how, fun);
+	}
+	t = tid <= L_TMPL ? tmpl_at(T, tid) : NULL;
+	kernel = t && t->dso ? (t->how & T_KERNEL) != 0
+			     : !pl.dso && kp_addr_is_kernel(pl.addr);
+	if (!t && !parsed) {
+		frame_pieces(w, &pl);
+		parsed = true;
+	}
+	if (parsed)
+		kernel = pl.kernel;
+	one = t && (t->how & T_ONE) && tmpl_frame(w, t, &pl, &fr);
+	if (!one && !(t && (t->how & T_SKIP)) && !parsed) {
+		frame_pieces(w, &pl);
+		parsed = true;
+	}
+	/* the line's one frame may be its record (no record of that frame
+	 * yet): the frame's address and offset are the line's */
+	merge = one && (fr.fun & KP_IDF_ADDR) &&
+		((fr.fun & KP_IDF_OFF) ? pl.has_off && fr.off == pl.off
+				       : !pl.has_off);
+	if (one && !merge) {
+		ids[nids++] = kp_id_frame_rec(A, w->lane, &fr);
+	} else if (!one && parsed && !pl.skip) {
+		for (i = 0; i < pl.np; i++)
+			ids[nids++] = kp_id_frame(A, w->lane, &pl.fr[i]);
+	}
+	/* the line's text, as line_is reads it */
+	g1 = gap(pl.addr_end, pl.sym);
+	g2 = gap(pl.sym_end, pl.dso ? pl.dso - 1 : pl.sym_end);
+	canon = t && g1 >= 0 && g2 >= 0 &&
+		(!pl.has_off || pl.off <= UINT32_MAX);
+	key = 0;
+	memset(&line, 0, sizeof(line));
+	if (canon) {
+		line.addr = pl.addr;
+		line.off = (uint32_t)pl.off;
+		key = (pl.has_off ? L_OFF : 0) | (kernel ? L_KERNEL : 0) |
+		      (pl.skip ? L_SKIP : 0) | L_GAP1(g1) | L_GAP2(g2) | tid;
+		canon = text_is(t, key, line.off, pl.addr_end, s + n);
+	}
+	if (!canon) {
+		/* no record: its frames each time it is read */
+		if (merge)
+			ids[nids++] = kp_id_frame_rec(A, w->lane, &fr);
+		push_parts(w, &pl, kernel, ids, nids);
+		return true;
+	}
+	line.key = key;
+	h = kp_id_addr_hash(pl.addr);
+	kp_ctab_lock(kp_id_table(A), h);
+	id = find_line(w, pl.addr, h, pl.addr_end, s + n);
+	if (id == KP_ID_NONE) {
+		if (merge) {
+			id = kp_id_find(A, h, &fr);
+			line.fun = id == KP_ID_NONE ? fr.fun | KP_IDF_FRAME : 0;
+			line.frame = id == KP_ID_NONE ? KP_ID_SELF : id;
+		} else if (nids <= 1) {
+			line.frame = nids ? ids[0] : KP_ID_NONE;
+		} else {
+			uint32_t *list = kp_xmalloc((nids + 1) * sizeof(*list));
+			const uint32_t **slot;
+
+			list[0] = nids;
+			memcpy(list + 1, ids, nids * sizeof(*ids));
+			slot = kp_lane_add(&T->lists[w->lane], &line.frame);
+			*slot = list;
+			line.key |= L_MULTI;
+		}
+		id = kp_id_add(A, w->lane, h, &line);
+	}
+	kp_ctab_unlock(kp_id_table(A), h);
+	push_line(w, id);
+	return true;
 }
 
 /*
@@ -347,10 +889,10 @@ push_frames(struct perf *pf, const struct pline *pl)
  *	  [kernel.kallsyms][ffffffff813600e2]	(no source known: DSO[ADDR])
  */
 static bool
-srcline(struct perf *pf, const char *s, size_t len)
+srcline(struct worker *w, const char *s, size_t len)
 {
 	const char *colon = NULL, *p;
-	struct kp_frame f;
+	struct kp_frame f, g;
 	uint64_t line;
 
 	if (len > 3 && s[len - 1] == ']') {
@@ -368,15 +910,16 @@ srcline(struct perf *pf, const char *s, size_t len)
 	if (kp_parse_u64(p, (size_t)(s + len - p), 10, &line) < 0 ||
 	    line > UINT32_MAX)
 		return false;
-	if (pf->cv.n == 0)
+	if (w->n == 0)
 		return true; /* its frame was filtered out */
-	f = *pf->cv.frames[pf->cv.n - 1];
 	if (colon == s || line == 0 ||
 	    (colon - s == 2 && memcmp(s, "??", 2) == 0))
 		return true; /* no source known: "??:0", ":0", "x.o:0" */
+	f = *kp_id_kpframe(w->T->ids, w->ids[w->n - 1]);
 	f.file = kp_intern(s, (size_t)(colon - s));
 	f.line = (uint32_t)line;
-	pf->cv.frames[pf->cv.n - 1] = kp_conv_intern(&f);
+	kp_conv_normal(&f, &g);
+	w->ids[w->n - 1] = kp_id_frame(w->T->ids, w->lane, &g);
 	return true;
 }
 
@@ -626,58 +1169,66 @@ parse_header(const char *s, size_t len, struct hdr *h)
 }
 
 /*
- * The event named [name, name + len): its entry, made on its first
- * sample.  Each event has an aggregation of its own (memory grows with
+ * The event named [name, name + len): its number, given on its first
+ * sample.  Each kept event's stacks are counted apart (memory grows with
  * the distinct stacks of each), but with --event only the one named.
  */
-static struct kp_perf_event *
-event(struct perf *pf, const char *name, size_t len)
+static unsigned
+event(struct worker *w, const char *name, size_t len)
 {
-	const struct kp_perf_opts *o = pf->o;
-	struct kp_perf_events *evs = pf->evs;
-	struct kp_perf_event *ev = pf->ev;
-	size_t i;
+	struct kp_perf_text *T = w->T;
+	const struct kp_perf_opts *o = w->o;
+	struct event *ev;
+	unsigned i, n;
 
+	ev = T->ev[w->ev];
 	if (ev && ev->len == len && memcmp(ev->name, name, len) == 0)
-		return ev;
-	for (i = 0; i < evs->n; i++) {
-		ev = &evs->v[i];
-		if (ev->len == len && memcmp(ev->name, name, len) == 0)
-			return ev;
+		return w->ev;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			pthread_mutex_lock(&T->mu);
+		n = __atomic_load_n(&T->nev, __ATOMIC_ACQUIRE);
+		for (i = 0; i < n; i++) {
+			ev = T->ev[i];
+			if (ev->len == len && memcmp(ev->name, name, len) == 0) {
+				if (pass)
+					pthread_mutex_unlock(&T->mu);
+				return i;
+			}
+		}
 	}
-	evs->v = kp_xrealloc(evs->v, (evs->n + 1) * sizeof(*evs->v));
-	ev = &evs->v[evs->n];
-	memset(ev, 0, sizeof(*ev));
+	if (n == MAX_EVENTS)
+		kp_die("more than %u events", MAX_EVENTS);
+	ev = kp_xcalloc(1, sizeof(*ev));
 	ev->name = kp_xstrndup(name, len);
 	ev->len = len;
-	if (o->event ? len == 0 || strcmp(ev->name, o->event) == 0
-		     : !evs->n) {
-		ev->agg = pf->agg0;
-	} else if (!o->event) {
-		ev->agg = kp_agg_new();
-		ev->owned = true;
-	}
-	evs->n++;
-	return ev;
+	ev->kept = o->event ? len == 0 || strcmp(ev->name, o->event) == 0
+			    : true;
+	ev->first = UINT64_MAX;
+	T->ev[n] = ev;
+	__atomic_store_n(&T->nev, n + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&T->mu);
+	return n;
 }
 
 /* The process frame: "comm", "comm-PID" or "comm-PID/TID". */
-static const struct kp_frame *
-proc_frame(struct perf *pf, const struct hdr *h)
+static uint32_t
+proc_frame(struct worker *w, const struct hdr *h, char *t)
 {
 	static const char unknown[] = "[unknown]";
 	const char *comm = h->comm ? h->comm : unknown;
 	size_t clen = h->comm ? (size_t)(h->comme - h->comm) : 9, n, i;
 	size_t plen = h->pid ? (size_t)(h->pide - h->pid) : 1;
 	size_t tlen = h->tid ? (size_t)(h->tide - h->tid) : 1;
-	char *t = kp_conv_tmp(&pf->cv, clen + plen + tlen + 3);
+	struct kp_frame f, g;
+	uint32_t id;
 
 	memcpy(t, comm, clen);
 	for (i = 0; i < clen; i++)
 		if (t[i] == ' ' || t[i] == '\t')
 			t[i] = '_';
 	n = clen;
-	if (pf->o->proc >= KP_PROC_PID) {
+	if (w->o->proc >= KP_PROC_PID) {
 		t[n++] = '-';
 		if (h->pid) {
 			memcpy(t + n, h->pid, plen);
@@ -686,7 +1237,7 @@ proc_frame(struct perf *pf, const struct hdr *h)
 			t[n++] = '?'; /* perf printed the tid only */
 		}
 	}
-	if (pf->o->proc == KP_PROC_TID) {
+	if (w->o->proc == KP_PROC_TID) {
 		t[n++] = '/';
 		if (h->tid)
 			memcpy(t + n, h->tid, tlen);
@@ -695,145 +1246,155 @@ proc_frame(struct perf *pf, const struct hdr *h)
 		n += tlen;
 	}
 	{
-		const struct kp_frame **slot =
-			&pf->procs[kp_hash(t, n) & (PROC_CACHE - 1)];
-		const struct kp_frame *fr;
-		struct kp_frame f;
+		uint64_t hh = kp_hash(t, n);
+		size_t k = hh & (PROC_CACHE - 1);
 
-		/* a cached frame's name is its key (names that
-		 * kp_conv_intern changes are not cached) */
-		if (*slot && kp_intern_is((*slot)->sym, t, n))
-			return *slot;
+		if (w->procs[k].name && kp_intern_is(w->procs[k].name, t, n))
+			return w->procs[k].id;
 		memset(&f, 0, sizeof(f));
 		f.sym = kp_intern(t, n);
-		fr = kp_conv_intern(&f);
-		if (fr->sym == f.sym)
-			*slot = fr;
-		return fr;
+		kp_conv_normal(&f, &g);
+		id = kp_id_frame(w->T->ids, w->lane, &g);
+		w->procs[k].name = f.sym;
+		w->procs[k].id = id;
+		return id;
 	}
 }
 
-/*
- * The sample is complete: its stack goes into the aggregation.  With
- * entry, at once, and its entry is returned (NULL if it was not kept);
- * else two samples later (kp_agg_late_add: its slot and entry are
- * fetched from memory meanwhile), and NULL is returned.  memo: the
- * entry is already known (a cached block's), the frames were not
- * pushed.
- */
-static struct kp_stack *
-sample_done(struct perf *pf, struct kp_stack *memo, bool entry)
-{
-	struct kp_stack *st = NULL;
+/* ---- samples ---- */
 
-	pf->ended++;
-	if (pf->in_sample && !pf->skip_sample) {
-		if (memo) {
-			kp_agg_add_again(pf->cv.agg, pf->in, memo, pf->weight);
-		} else {
-			/* user time, named as kp-sample names it */
-			if (pf->cv.n == 0 && pf->user_dropped) {
-				kp_conv_push(&pf->cv, kp_frame_make(0, 0,
-								    KP_USER_FRAME,
-								    NULL));
-			}
-			if (pf->proc)
-				kp_conv_push(&pf->cv, pf->proc);
-			if (pf->cv.n == 0) {
-				kp_conv_push(&pf->cv,
-					     kp_frame_make(0, 0, "[no stack]",
-							   NULL));
-			}
-			if (entry) {
-				kp_agg_late_end(&pf->late);
-				st = kp_agg_add_entry(pf->cv.agg, pf->in,
-						      pf->cv.frames, pf->cv.n,
-						      pf->weight);
-			} else {
-				kp_agg_late_add(&pf->late, pf->cv.agg,
-						pf->cv.frames, pf->cv.n,
-						pf->weight);
-			}
-		}
-		pf->ev->samples++;
+/*
+ * The sample is complete: its stack goes into the aggregation, late
+ * (kp_id_stack); with now, at once, and its entry is returned (NULL if
+ * it was not kept).
+ */
+static const struct kp_idstk *
+sample_done(struct worker *w, bool now)
+{
+	struct kp_perf_text *T = w->T;
+	const struct kp_idstk *st = NULL;
+
+	if (w->in_sample && !w->skip_sample) {
+		/* user time, named as kp-sample names it */
+		if (w->n == 0 && w->user_dropped)
+			push(w, T->user);
+		if (w->proc != KP_ID_NONE)
+			push(w, w->proc);
+		if (w->n == 0)
+			push(w, T->nostack);
+		if (now)
+			st = kp_id_stack_now(T->ids, w->lane, w->ev, w->ids,
+					     w->n, w->weight, w->pos);
+		else
+			kp_id_stack(T->ids, w->lane, w->ev, w->ids, w->n,
+				    w->weight, w->pos);
+		w->samples[w->ev]++;
 	}
-	pf->cv.n = 0;
-	pf->in_sample = pf->skip_sample = pf->user_dropped = false;
+	w->n = 0;
+	w->in_sample = w->skip_sample = w->user_dropped = false;
+	w->ended++;
 	return st;
 }
 
-/* The sample is complete (sample_done, no entry wanted). */
 static void
-end_sample(struct perf *pf, struct kp_stack *memo)
+end_sample(struct worker *w)
 {
-	sample_done(pf, memo, false);
+	sample_done(w, false);
 }
 
+static void frame_text(struct worker *w, const char *s, size_t n);
+
 static void
-start_sample(struct perf *pf, const struct hdr *h)
+start_sample(struct worker *w, const struct hdr *h)
 {
 	size_t evlen = h->ev ? (size_t)(h->eve - h->ev) : 0;
-	const struct pline *pl;
 
-	pf->in_sample = true;
-	pf->skip_sample = false;
-	pf->cv.n = 0;
+	w->in_sample = true;
+	w->skip_sample = false;
+	w->n = 0;
+	w->pos = w->seq << 24 | w->nsample++;
 	/* no event printed (-F without it): the event "" */
-	pf->ev = event(pf, h->ev ? h->ev : "", h->ev ? evlen : 0);
-	if (!pf->ev->agg) {
-		pf->ev->samples++; /* not kept (--event) */
-		pf->skip_sample = true;
+	w->ev = event(w, h->ev ? h->ev : "", h->ev ? evlen : 0);
+	if (w->pos < w->first[w->ev])
+		w->first[w->ev] = w->pos;
+	if (!w->T->ev[w->ev]->kept) {
+		w->samples[w->ev]++; /* not kept (--event) */
+		w->skip_sample = true;
 		return;
 	}
-	pf->cv.agg = pf->ev->agg;
-	if (pf->o->period && h->period_bad) {
-		kp_input_skip(pf->in, "the period does not fit in 64 bits; "
-				      "sample skipped");
-		pf->skip_sample = true;
+	if (w->o->period && h->period_bad) {
+		kp_input_skip(w->in, "the period does not fit in 64 bits; "
+				     "sample skipped");
+		w->skip_sample = true;
 		return;
 	}
-	pf->weight = pf->o->period && h->has_period ? h->period : 1;
-	pf->java = h->comm && (size_t)(h->comme - h->comm) == 4 &&
-		   memcmp(h->comm, "java", 4) == 0;
-	if (pf->o->proc != KP_PROC_NONE) {
-		pf->proc = proc_frame(pf, h);
-	} else {
-		pf->proc = NULL;
+	w->weight = w->o->period && h->has_period ? h->period : 1;
+	w->java = h->comm && (size_t)(h->comme - h->comm) == 4 &&
+		  memcmp(h->comm, "java", 4) == 0;
+	w->proc = KP_ID_NONE;
+	if (w->o->proc != KP_PROC_NONE) {
+		size_t room = (h->comm ? (size_t)(h->comme - h->comm) : 9) +
+			      (h->pid ? (size_t)(h->pide - h->pid) : 1) +
+			      (h->tid ? (size_t)(h->tide - h->tid) : 1) + 3;
+		char small[256], *t = room <= sizeof(small) ? small
+							     : kp_xmalloc(room);
+
+		w->proc = proc_frame(w, h, t);
+		if (t != small)
+			free(t);
 	}
 	/* without -g: the frame is on the header line */
 	if (h->rest < h->reste &&
 	    !(*h->rest == '(' && h->reste[-1] == ')' &&
-	      !memchr(h->rest, ' ', (size_t)(h->reste - h->rest)))) {
-		size_t n = (size_t)(h->reste - h->rest);
-		uint64_t hash;
-
-		const char *why;
-
-		pl = find_frame(pf, h->rest, n, &hash);
-		if (!pl)
-			pl = add_frame(pf, h->rest, n, hash, &why);
-		if (pl)
-			push_frames(pf, pl);
-		else
-			kp_input_skip(pf->in, "%s", why);
-	}
+	      !memchr(h->rest, ' ', (size_t)(h->reste - h->rest))))
+		frame_text(w, h->rest, (size_t)(h->reste - h->rest));
 }
 
 /*
- * A frame line not in the cache (or a srcline line, or a bad line); its
- * cached meaning, or NULL.
+ * A frame line's text [s, s + n), its blanks trimmed: its record's
+ * frames, or a new record's; false if it is no frame line (not a hex
+ * address first), with *why.
  */
-static struct pline *
-frame_line(struct perf *pf, const char *s, size_t n, uint64_t hash)
+static bool
+frame_line(struct worker *w, const char *s, size_t n, const char **why)
+{
+	const char *e = s + n, *p;
+	uint64_t addr;
+	uint32_t id;
+
+	if ((p = hex_at(s, e, &addr)) != NULL && (p == e || *p == ' ')) {
+		id = find_line(w, addr, kp_id_addr_hash(addr), p, e);
+		if (id != KP_ID_NONE) {
+			push_line(w, id);
+			return true;
+		}
+	}
+	return new_line(w, s, n, why);
+}
+
+/* The frame on a header line (perf script without -g). */
+static void
+frame_text(struct worker *w, const char *s, size_t n)
 {
 	const char *why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
-	struct pline *pl = NULL;
 
-	if (kp_conv_xdigit(*s) && (pl = add_frame(pf, s, n, hash, &why)))
-		push_frames(pf, pl);
-	else if (!srcline(pf, s, n))
-		kp_input_skip(pf->in, "%s", why);
-	return pl;
+	if (!frame_line(w, s, n, &why))
+		kp_input_skip(w->in, "%s", why);
+}
+
+/*
+ * A frame line in a sample that the look-ahead did not take (or a
+ * srcline line, or a bad line).
+ */
+static void
+sample_line(struct worker *w, const char *s, size_t n)
+{
+	const char *why = "not a frame line (expected 'ADDRESS SYMBOL (DSO)')";
+
+	if (kp_conv_xdigit(*s) && frame_line(w, s, n, &why))
+		return;
+	if (!srcline(w, s, n))
+		kp_input_skip(w->in, "%s", why);
 }
 
 /*
@@ -992,60 +1553,88 @@ check_kind(struct kp_input *in, const char **why)
 	return 0; /* only blank lines and comments */
 }
 
+/*
+ * The last line of the input, without its newline, [s, s + n): cut
+ * short?  A frame line is when it opens a "(DSO)" it does not close,
+ * or has none where the capture's frame lines have one; a header is
+ * when the capture's samples have frame lines (its own are missing).
+ *
+ *		fffffff
+ *		ffffffff811e3b1e vfs_read+0x1 ([kern
+ */
+static bool
+truncated(struct worker *w, const char *line, const char *s, size_t n,
+	  bool *header)
+{
+	struct hdr h;
+	const char *p = s, *e = s + n;
+
+	*header = *line != '\t' && parse_header(s, n, &h);
+	if (*header) {
+		if (h.rest == h.reste)
+			return w->dsos;
+		p = h.rest;
+		e = h.reste;
+	} else if (!kp_conv_xdigit(*s)) {
+		return false; /* not a frame line: skipped as such */
+	}
+	if (memchr(p, '(', (size_t)(e - p)))
+		return e[-1] != ')';
+	return w->dsos;
+}
+
+
+/* Comments; -F +srccode's source lines: "|42   code" (trimmed line). */
+static bool
+passed_over(const char *s, size_t n)
+{
+	return *s == '#' || (*s == '|' && n > 1 && kp_conv_digit(s[1]));
+}
+
+
+static void feed_last_line(struct worker *w);
+
 /* ---- blocks: a sample's frame lines at once ---- */
 
 /*
  * A sample's frame lines repeat far more than its header (which holds a
  * time stamp): the 589 samples of samples/perf-dd-a-g.txt hold 386
- * distinct blocks of frame lines, the 933 of perf-report-kernel.script
- * 564, the 79,785 of perf-build-a-g 53,641.  So after a header,
- * the bytes up to the blank line that ends the sample (the "block") are
- * looked up whole in a second cache: a hit costs one scan for the blank
- * line, one hash and one memcmp of the block, where the line cache costs
- * a line read, a hash and a memcmp per frame.  A block enters the cache
- * only when the lines of it, read one by one, made a plain sample: frame
- * (or srcline) lines, no skipped line, nothing that ended the sample
- * early; the same bytes under the same state (the java tidy, a sample
- * not filtered out, no frame from the header line) then give the same
- * frames.  Memory grows with the distinct blocks, as the stacks do.
+ * distinct blocks of frame lines.  So after a header, the bytes up to
+ * the blank line that ends the sample (the "block") are looked up whole
+ * in a cache of the thread's: a hit costs one scan for the blank line,
+ * one hash and one memcmp of the block, and gives the frames the block
+ * made.  A block enters the cache on its second sighting, and only when
+ * its lines, read one by one, made a plain sample: frame (or srcline)
+ * lines, no skipped line, nothing that ended the sample early; the same
+ * bytes under the same state (the Java tidy, a sample not filtered out,
+ * no frame from the header line) then give the same frames.  The cache
+ * is tried on the first BLOCK_TRIAL blocks and kept only where three in
+ * four were found: a capture whose stacks are mostly distinct
+ * (samples/perf-real-a-g: half of them) would hold every block's text
+ * for little, and its memory (a mapping of its own) goes back.
  */
 struct block {
-	uint32_t len;	    /* of the text, through the empty line */
-	uint32_t lines;	    /* lines in it, the empty one included */
-	uint32_t n;	    /* frames */
-	bool java, user_dropped;
-	/* the aggregation's entries for these frames under process frames
-	 * memo_proc[], once known: two, for two processes that take turns */
-	struct kp_stack *memo[2];
-	const struct kp_frame *memo_proc[2];
-	const struct kp_agg *memo_agg[2]; /* the event's they count in */
+	uint32_t len;	/* of the text, through the empty line */
+	uint32_t lines; /* lines in it, the empty one included */
+	uint32_t n;	/* frames */
+	bool java, user_dropped, dsos;
+	/* the stacks these frames made under process frames memo_proc[]
+	 * of events memo_ev[], once known: two, for two processes that
+	 * take turns */
 	uint8_t memo_next; /* the one to replace */
-	const struct kp_frame *fr[]; /* then the text */
+	const struct kp_idstk *memo[2];
+	uint32_t memo_proc[2];
+	unsigned memo_ev[2];
+	uint32_t fr[]; /* then the text */
 };
 
 #define BLOCK_TEXT(b) ((const char *)((b)->fr + (b)->n))
-#define BLOCK_MAX (64u << 10) /* scanned for its end at most */
-/*
- * Blocks looked up before the cache is judged: it stays if three in four
- * were in it.  A hit still hashes and compares the whole block, and each
- * block kept holds its text: on one real capture (samples/perf-real-a-g,
- * 299k samples, half of them hits) the cache cost 5% more time and 14 MB
- * more memory than the line cache alone; on a capture whose stacks
- * repeat (perf-dd-a-g replicated, 99.9% hits) it is 10x faster.  The
- * trial is short: a quarter of the blocks at the most are first seen in
- * it when a capture repeats (386 of perf-dd-a-g's 589), and on the real
- * capture, read in two halves, each half's trial of 16384 blocks took 5%
- * of its time more than one of 4096.
- */
-#define BLOCK_TRIAL 4096
+#define BLOCK_MAX (64u << 10)	 /* scanned for its end at most */
+#define BLOCK_TRIAL 4096	 /* blocks looked up before the cache is
+				  * judged */
+#define BLOCK_ARENA (256u << 20) /* a thread's cached blocks at most */
 
-/*
- * The block table's slots hold a cached block, or SEEN: the hash of a
- * block seen once and not kept.  A block is cached when it comes a
- * second time: the blocks that come once only (in samples/perf-build-
- * a-g, a 40-second capture of kp's build, 48,153 of the 53,641 distinct
- * ones) then cost a slot, not a copy.
- */
+/* A slot of a block seen once and not kept: its hash only. */
 static struct block seen_once;
 #define SEEN (&seen_once)
 
@@ -1095,236 +1684,306 @@ block_end(const char *p, size_t n)
  * SEEN slot of that hash, or the empty slot where it would go.
  */
 static struct kp_slot *
-probe_block(struct perf *pf, const char *p, size_t len, uint64_t h)
+probe_block(struct worker *w, const char *p, size_t len, uint64_t h)
 {
-	size_t mask = pf->blocks.cap - 1, i;
+	size_t mask = w->blocks.cap - 1, i;
 	struct kp_slot *sl;
 	const struct block *b;
 
 	for (i = h & mask;; i = (i + 1) & mask) {
-		sl = &pf->blocks.tab[i];
+		sl = &w->blocks.tab[i];
 		if ((b = sl->p) == NULL || (sl->hash == h && b == SEEN))
 			return sl;
-		if (sl->hash == h && b->len == len && b->java == pf->java &&
+		if (sl->hash == h && b->len == len && b->java == w->java &&
 		    memcmp(BLOCK_TEXT(b), p, len) == 0)
 			return sl;
 	}
 }
 
-/* The block text[0..len) of `lines` lines made the frames in pf->cv. */
-static struct block *
-new_block(struct perf *pf, const char *text, size_t len, unsigned long lines)
+static void
+blocks_free(struct worker *w)
 {
+	kp_slots_free(&w->blocks);
+	if (w->barena)
+		munmap(w->barena, BLOCK_ARENA);
+	w->barena = NULL;
+	w->bused = 0;
+}
+
+/* The block text[0..len) of `lines` lines made the frames in w->ids. */
+static struct block *
+new_block(struct worker *w, const char *text, size_t len,
+	  unsigned long lines)
+{
+	size_t need = (sizeof(struct block) + w->n * sizeof(uint32_t) + len +
+		       7) & ~(size_t)7;
 	struct block *b;
 
-	b = kp_pool_alloc(&pf->bpool,
-			  sizeof(*b) + pf->cv.n * sizeof(b->fr[0]) + len);
+	if (!w->barena) {
+		w->barena = mmap(NULL, BLOCK_ARENA, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (w->barena == MAP_FAILED) {
+			w->barena = NULL;
+			return NULL;
+		}
+	}
+	if (w->bused + need > BLOCK_ARENA)
+		return NULL; /* full: that block is read line by line */
+	b = (struct block *)(void *)(w->barena + w->bused);
+	w->bused += need;
 	b->len = (uint32_t)len;
 	b->lines = (uint32_t)lines;
-	b->n = (uint32_t)pf->cv.n;
-	b->java = pf->java;
-	b->user_dropped = pf->user_dropped;
+	b->n = (uint32_t)w->n;
+	b->java = w->java;
+	b->user_dropped = w->user_dropped;
+	b->dsos = w->dsos;
 	b->memo[0] = b->memo[1] = NULL;
-	b->memo_proc[0] = b->memo_proc[1] = NULL;
-	b->memo_agg[0] = b->memo_agg[1] = NULL;
 	b->memo_next = 0;
-	memcpy(b->fr, pf->cv.frames, pf->cv.n * sizeof(b->fr[0]));
+	memcpy(b->fr, w->ids, w->n * sizeof(b->fr[0]));
 	memcpy((char *)(b->fr + b->n), text, len);
 	return b;
 }
 
-static void perf_line(struct perf *pf, char *line, size_t len);
-static bool predict(struct perf *pf);
+static void perf_line(struct worker *w, char *line, size_t len);
+static void ahead(struct worker *w);
 
 /*
  * Right after a sample's header: its frame lines and the blank line, as
  * a block from the cache, or read line by line (and cached if seen
- * before).
+ * before).  False when the lines are left to the caller.
  */
-static void
-block(struct perf *pf)
+static bool
+block(struct worker *w)
 {
-	struct kp_input *in = pf->in;
+	struct kp_input *in = w->in;
 	struct kp_slot *sl;
 	struct block *b;
 	const char *p, *q, *last;
 	char *line, *text = NULL;
-	size_t avail, len, n, i, k;
-	unsigned long ended0, skipped0, line0;
+	size_t avail, len, n;
+	unsigned long skipped0, line0, ended0;
 	uint64_t h;
+	bool dsos0;
 
 	/* not inside a new block's lines; not where samples are not kept
 	 * or have a frame on the header line (kept, or dropped by
-	 * --kernel-only: the block's frames would not be its own); not on
-	 * input where the most do not end in an empty line (CRLF) */
-	if (pf->blocks_off || pf->in_block || pf->skip_sample ||
-	    pf->cv.n != 0 || pf->user_dropped ||
-	    (pf->nofind >= 16 && pf->nofind > pf->found))
-		return;
-	if (pf->found == BLOCK_TRIAL && pf->hits * 4 < pf->found * 3) {
+	 * --kernel-only: the block's frames would not be its own) */
+	if (w->blocks_off || w->in_block || w->skip_sample || w->n != 0 ||
+	    w->user_dropped)
+		return false;
+	if (w->found == BLOCK_TRIAL && w->hits * 4 < w->found * 3) {
 		/* see "blocks" above: the lines on their own from now on */
-		pf->blocks_off = true;
-		kp_slots_free(&pf->blocks);
-		kp_pool_free(&pf->bpool);
-		return;
+		w->blocks_off = true;
+		blocks_free(w);
+		return false;
 	}
 	avail = kp_input_buffered(in, &p);
 	len = block_end(p, avail < BLOCK_MAX ? avail : BLOCK_MAX);
-	if (len == 0) {
-		/* the buffer's end (the lines are read one by one) */
-		pf->nofind++;
-		return;
-	}
-	pf->found++;
-	h = kp_hash(p, len) ^ (pf->java ? 0x5bd1e995u : 0);
-	kp_slots_reserve(&pf->blocks, 1024);
-	sl = probe_block(pf, p, len, h);
+	if (len == 0)
+		return false; /* the chunk's end, or too long */
+	w->found++;
+	h = kp_hash(p, len) ^ (w->java ? 0x5bd1e995u : 0);
+	kp_slots_reserve(&w->blocks, 1024);
+	sl = probe_block(w, p, len, h);
 	b = sl->p;
 	if (b && b != SEEN) {
-		pf->hits++;
+		int k;
+
+		w->hits++;
 		kp_input_consume(in, len, b->lines);
-		if (b->memo[0] && b->memo_proc[0] == pf->proc &&
-		    b->memo_agg[0] == pf->cv.agg) {
-			end_sample(pf, b->memo[0]);
-		} else if (b->memo[1] && b->memo_proc[1] == pf->proc &&
-			   b->memo_agg[1] == pf->cv.agg) {
-			end_sample(pf, b->memo[1]);
-		} else {
-			for (i = 0; i < b->n; i++)
-				kp_conv_push(&pf->cv, b->fr[i]);
-			pf->user_dropped = b->user_dropped;
-			k = b->memo_next;
-			b->memo_proc[k] = pf->proc;
-			b->memo_agg[k] = pf->cv.agg;
-			b->memo[k] = sample_done(pf, NULL, true);
-			b->memo_next = (uint8_t)!k;
-		}
-		pf->orphan = false;
-		return;
+		w->dsos |= b->dsos;
+		w->orphan = false; /* the empty line */
+		for (k = 0; k < 2; k++)
+			if (b->memo[k] && b->memo_proc[k] == w->proc &&
+			    b->memo_ev[k] == w->ev) {
+				kp_id_stack_again(w->T->ids, w->lane,
+						  b->memo[k], w->weight,
+						  w->pos);
+				w->samples[w->ev]++;
+				w->in_sample = false;
+				w->ended++;
+				return true;
+			}
+		for (n = 0; n < b->n; n++)
+			push(w, b->fr[n]);
+		w->user_dropped = b->user_dropped;
+		k = b->memo_next;
+		b->memo_proc[k] = w->proc;
+		b->memo_ev[k] = w->ev;
+		b->memo[k] = sample_done(w, true);
+		b->memo_next = (uint8_t)!k;
+		return true;
 	}
 	if (!b) {
 		/* the first time: remembered, read line by line */
 		sl->hash = h;
 		sl->p = SEEN;
-		pf->blocks.n++;
-	} else {
-		/* the second: read line by line and cached (the reader
-		 * ends each line with a NUL in the buffer: copy first) */
-		text = kp_xmalloc(len);
-		memcpy(text, p, len);
+		w->blocks.n++;
+		return false;
 	}
-	ended0 = pf->ended;
+	/* the second: read line by line and cached (the reader ends each
+	 * line with a NUL in the buffer: copy first) */
+	text = kp_xmalloc(len);
+	memcpy(text, p, len);
 	skipped0 = kp_input_skips(in);
 	line0 = kp_input_lineno(in);
+	ended0 = w->ended;
+	dsos0 = w->dsos;
+	w->dsos = false;
 	last = p + len - 1; /* the empty line */
-	pf->in_block = true;
-	while (kp_input_buffered(in, &q) && q < last) {
-		if (predict(pf))
-			continue;
+	w->in_block = true;
+	ahead(w);
+	while (kp_input_buffered(in, &q) && q < last && w->in_sample) {
 		line = kp_input_getline(in, &n);
-		perf_line(pf, line, n);
+		perf_line(w, line, n);
 	}
-	pf->in_block = false;
-	if (text && pf->ended == ended0 && kp_input_skips(in) == skipped0 &&
-	    pf->in_sample && !pf->skip_sample && !pf->orphan)
-		sl->p = new_block(pf, text, len, kp_input_lineno(in) - line0 + 1);
+	w->in_block = false;
+	kp_input_buffered(in, &q);
+	if (q == last && kp_input_skips(in) == skipped0 && w->in_sample &&
+	    w->ended == ended0 &&
+	    !w->skip_sample && !w->orphan &&
+	    (b = new_block(w, text, len, kp_input_lineno(in) - line0 + 1)))
+		sl->p = b;
+	w->dsos |= dsos0;
 	free(text);
-	/* the empty line */
-	line = kp_input_getline(in, &n);
-	perf_line(pf, line, n);
+	return false;
 }
 
-/*
- * The last line of the input, without its newline, [s, s + n): cut
- * short?  A frame line is when it opens a "(DSO)" it does not close,
- * or has none where the capture's frame lines have one; a header is
- * when the capture's samples have frame lines (its own are missing).
- *
- *		fffffff
- *		ffffffff811e3b1e vfs_read+0x1 ([kern
- */
-static bool
-truncated(struct perf *pf, const char *line, const char *s, size_t n,
-	  bool *header)
+/* ---- the lines of a chunk ---- */
+
+/* The first byte at p that is not a blank (before e); p as hex_at's. */
+static inline const char *
+skip_blanks(const char *p, const char *e)
 {
-	struct hdr h;
-	const char *p = s, *e = s + n;
+#ifdef __SSE2__
+	unsigned m;
 
-	*header = *line != '\t' && parse_header(s, n, &h);
-	if (*header) {
-		if (h.rest == h.reste)
-			return pf->dsos;
-		p = h.rest;
-		e = h.reste;
-	} else if (!kp_conv_xdigit(*s)) {
-		return false; /* not a frame line: skipped as such */
+	for (; p < e; p += 16) {
+		const __m128i x =
+			_mm_loadu_si128((const __m128i *)(const void *)p);
+
+		m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+			_mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+		if (m != 0xffff)
+			return p + __builtin_ctz(~m) < e ? p + __builtin_ctz(~m)
+							  : e;
 	}
-	if (memchr(p, '(', (size_t)(e - p)))
-		return e[-1] != ')';
-	return pf->dsos;
+	return e;
+#else
+	while (p < e && kp_conv_blank(*p))
+		p++;
+	return p;
+#endif
 }
 
-/* ---- successor prediction: the frame line that came after this one ---- */
-
 /*
- * Distinct stacks share most of their frame lines, in the same order: a
- * frame's caller is usually the one it had last time.  So each cached
- * line remembers the line that followed it last (its "next"), and the
- * bytes at the cursor are first compared with that line's text: on one
- * real capture (samples/perf-real-a-g, system-wide, 299k samples, 1.63M
- * frame lines after a sample's first) 79% of them were the line
- * predicted.  A hit costs one memcmp against a line that is likely in
- * the cache, where the line cache costs a scan for the newline, a hash,
- * a probe and a memcmp against text that usually is not.
- *
- * The prediction is taken only where perf_line would read the line as
- * that cached frame line: inside a sample not being skipped to its end,
- * the line starting with a tab (so it cannot be a header), its text
- * after the blanks exactly the cached text, under the same Java tidy,
- * then directly its "\n" (no trailing blank, no "\r", no NUL).  Any
- * other bytes are read by the line reader as before.
+ * Reading ahead: the frame lines some way after the line reader's,
+ * their addresses read and their slots in the record table fetched into
+ * the cache SLOT_AHEAD frame lines before they are looked up, and the
+ * first record under each REC_AHEAD lines before, so that the waits for
+ * memory overlap.  Only what is not yet read is read ahead (the reader
+ * ends each line it returns with a NUL).
  */
 static void
-follow(struct perf *pf, struct pline *prev, struct pline *pl)
+read_ahead(struct worker *w, const char *cur)
 {
-	if (!pl)
-		return;
-	if (prev)
-		prev->next = pl;
-	pf->last = pl;
+	struct kp_ctab *tab = kp_id_table(w->T->ids);
+	struct kp_ctab_it it;
+	const char *p, *nl, *s;
+	struct ahead *a;
+	uint32_t id;
+
+	while (w->head < w->tail && w->ring[w->head % RING].line < cur)
+		w->head++;
+	if (w->head == w->tail && w->scan < cur)
+		w->scan = cur;
+	if (w->recd < w->head)
+		w->recd = w->head;
+	if (w->tmpld < w->head)
+		w->tmpld = w->head;
+	while (w->tail - w->head < SLOT_AHEAD && w->scan < w->cend) {
+		p = w->scan;
+		if (!(nl = nl_at(p, w->cend))) {
+			w->scan = w->cend;
+			break;
+		}
+		w->scan = nl + 1;
+		if (*p != '\t')
+			continue;
+		s = skip_blanks(p + 1, nl);
+		a = &w->ring[w->tail % RING];
+		if (!(a->p = hex_at(s, nl, &a->addr)) ||
+		    (a->p < nl && *a->p != ' '))
+			continue;
+		a->line = p;
+		a->e = nl;
+		a->h = kp_id_addr_hash(a->addr);
+		kp_ctab_prefetch(tab, a->h);
+		w->tail++;
+	}
+	for (; w->recd < w->tail && w->recd - w->head < REC_AHEAD; w->recd++) {
+		a = &w->ring[w->recd % RING];
+		kp_ctab_first(tab, a->h, &it);
+		a->rec = kp_ctab_next(&it, &id) ? id : KP_ID_NONE;
+		if (a->rec != KP_ID_NONE)
+			__builtin_prefetch(kp_id_rec(w->T->ids, id));
+	}
+	for (; w->tmpld < w->recd && w->tmpld - w->head < TMPL_AHEAD;
+	     w->tmpld++) {
+		a = &w->ring[w->tmpld % RING];
+		if (a->rec != KP_ID_NONE) {
+			uint32_t key = kp_id_rec(w->T->ids, a->rec)->key;
+
+			if (key != KP_ID_NONE)
+				__builtin_prefetch(tmpl_at(w->T, key));
+		}
+	}
 }
 
-/* The next line read as the line predicted, if it is: true. */
-static bool
-predict(struct perf *pf)
+/*
+ * The frame lines that follow, while they are lines of records: a line
+ * is taken only where perf_line would read it as that record's line:
+ * inside a sample read to its end, the line starting with a tab (so it
+ * cannot be a header), then blanks, then the record's text exactly up
+ * to its "\n" (no trailing blank, no "\r", no NUL).  The first line that
+ * is not taken is left to perf_line.
+ */
+static void
+ahead(struct worker *w)
 {
-	struct pline *pl;
-	const char *p;
-	size_t avail, k;
+	const struct kp_idrec *r;
+	const struct ahead *a;
+	const char *cur, *start;
+	unsigned long lines = 0;
+	uint32_t id;
 
-	if (!pf->last || !(pl = pf->last->next) || !pf->in_sample ||
-	    pf->orphan || pl->java != pf->java)
-		return false;
-	avail = kp_input_buffered(pf->in, &p);
-	if (avail == 0 || *p != '\t')
-		return false;
-	for (k = 1; k < avail && kp_conv_blank(p[k]); k++)
-		;
-	if (avail - k <= pl->len || p[k + pl->len] != '\n' ||
-	    memcmp(p + k, PL_TEXT(pl), pl->len) != 0)
-		return false;
-	kp_input_consume(pf->in, k + pl->len + 1, 1);
-	if (!pf->skip_sample)
-		push_frames(pf, pl);
-	pf->last = pl;
-	return true;
-}
-
-/* Comments; -F +srccode's source lines: "|42   code" (trimmed line). */
-static bool
-passed_over(const char *s, size_t n)
-{
-	return *s == '#' || (*s == '|' && n > 1 && kp_conv_digit(s[1]));
+	kp_input_buffered(w->in, &start);
+	cur = start;
+	while (w->in_sample && !w->orphan) {
+		read_ahead(w, cur);
+		if (w->head == w->tail)
+			break;
+		a = &w->ring[w->head % RING];
+		if (a->line != cur)
+			break;
+		/* the record read ahead, or the others under its hash */
+		id = a->rec;
+		r = id != KP_ID_NONE ? kp_id_rec(w->T->ids, id) : NULL;
+		if (!r || !line_is(w->T, r, a->addr, a->p, a->e, w->java)) {
+			id = find_line(w, a->addr, a->h, a->p, a->e);
+			if (id == KP_ID_NONE)
+				break;
+			r = kp_id_rec(w->T->ids, id);
+		}
+		cur = a->e + 1;
+		lines++;
+		w->head++;
+		if (!w->skip_sample)
+			push_rec(w, r, id);
+	}
+	kp_input_consume(w->in, (size_t)(cur - start), lines);
 }
 
 /*
@@ -1332,17 +1991,14 @@ passed_over(const char *s, size_t n)
  * samples (header, frame lines, blank line).
  */
 static void
-perf_line(struct perf *pf, char *line, size_t len)
+perf_line(struct worker *w, char *line, size_t len)
 {
-	struct kp_input *in = pf->in;
-	struct pline *pl, *prev = pf->last;
+	struct kp_input *in = w->in;
 	struct hdr h;
 	char *s = line;
 	size_t n = len;
-	uint64_t hash;
 	bool header;
 
-	pf->last = NULL;
 	if (kp_conv_nul(in, line, len))
 		return;
 	while (n && kp_conv_blank(*s)) {
@@ -1352,270 +2008,537 @@ perf_line(struct perf *pf, char *line, size_t len)
 	while (n && kp_conv_blank(s[n - 1]))
 		n--;
 	if (n == 0) {
-		end_sample(pf, NULL);
-		pf->orphan = false;
+		end_sample(w);
+		w->orphan = false;
 		return;
 	}
-	if (kp_input_partial(in) && !pf->orphan && *s != '#' &&
-	    truncated(pf, line, s, n, &header)) {
-		if (header)
-			end_sample(pf, NULL); /* the sample before it */
-		kp_input_skip(in, "the last line is cut short (no newline at "
-				  "the end of the input); its sample skipped");
-		pf->skip_sample = true;
-		pf->orphan = true;
-		return;
+	if (kp_input_partial(in) && !w->orphan && *s != '#') {
+		feed_last_line(w);
+		if (truncated(w, line, s, n, &header)) {
+			if (header)
+				end_sample(w); /* the sample before it */
+			kp_input_skip(in, "the last line is cut short (no "
+					  "newline at the end of the input); "
+					  "its sample skipped");
+			w->skip_sample = true;
+			w->orphan = true;
+			return;
+		}
 	}
-	if (pf->orphan || passed_over(s, n))
+	if (w->orphan || passed_over(s, n))
 		return;
-	if (pf->in_sample) {
+	if (w->in_sample) {
 		/* a header with no blank line before it */
 		if (*line != '\t' && parse_header(s, n, &h)) {
-			end_sample(pf, NULL);
-			pf->headers = true;
-			start_sample(pf, &h);
-			block(pf);
+			end_sample(w);
+			w->headers = true;
+			start_sample(w, &h);
+			if (!block(w))
+				ahead(w);
 			return;
 		}
-		/* before the cache: a sideband record's text may have been
-		 * a frame line's after a tab */
+		/* a sideband record's text may be a frame line's after a
+		 * tab */
 		if (*line != '\t' && sideband(s, n)) {
-			end_sample(pf, NULL);
+			end_sample(w);
 			return;
 		}
-		/* the fast path: a frame line seen before */
-		pl = find_frame(pf, s, n, &hash);
-		if (pl) {
-			follow(pf, prev, pl);
-			if (!pf->skip_sample)
-				push_frames(pf, pl);
-			return;
-		}
-		/* a new frame line */
-		if (!pf->skip_sample)
-			follow(pf, prev, frame_line(pf, s, n, hash));
+		if (!w->skip_sample)
+			sample_line(w, s, n);
+		ahead(w);
 		return;
 	} else if (!parse_header(s, n, &h)) {
 		if (sideband(s, n))
 			return;
-		if (*line == '\t' && kp_conv_xdigit(*s) && !pf->headers) {
+		if (*line == '\t' && kp_conv_xdigit(*s) && !w->headers) {
 			/* -F ip,sym: samples without a header */
 			memset(&h, 0, sizeof(h));
-			start_sample(pf, &h);
-			pl = find_frame(pf, s, n, &hash);
-			if (pl)
-				push_frames(pf, pl);
-			else
-				frame_line(pf, s, n, hash);
+			start_sample(w, &h);
+			sample_line(w, s, n);
 			return;
 		}
 		if (*line == '\t' || !loose_header(s, n, &h)) {
 			kp_input_skip(in, "not a sample header (expected "
 					  "'comm pid [cpu] time: event:'); "
 					  "skipping to the next blank line");
-			pf->orphan = true;
+			w->orphan = true;
 			return;
 		}
 	}
-	pf->headers = true;
-	start_sample(pf, &h);
-	block(pf);
+	w->headers = true;
+	start_sample(w, &h);
+	if (!block(w))
+		ahead(w);
 }
 
-/* ---- the samples, on one or two threads ---- */
-
+/* Every line of w's chunk. */
 static void
-perf_init(struct perf *pf, const struct kp_perf_opts *o,
-	  struct kp_perf_events *evs, struct kp_input *in, struct kp_agg *agg)
-{
-	memset(pf, 0, sizeof(*pf));
-	pf->o = o;
-	pf->evs = evs;
-	pf->in = in;
-	pf->agg0 = agg;
-	kp_conv_init(&pf->cv, agg, in);
-}
-
-static void
-perf_free(struct perf *pf)
-{
-	kp_conv_free(&pf->cv);
-	kp_agg_late_free(&pf->late);
-	kp_slots_free(&pf->lines);
-	kp_slots_free(&pf->blocks);
-	kp_pool_free(&pf->pool);
-	kp_pool_free(&pf->bpool);
-}
-
-/* Every line of pf's input, to its end. */
-static void
-read_lines(struct perf *pf)
+read_lines(struct worker *w)
 {
 	char *line;
 	size_t len;
 
-	for (;;) {
-		if (predict(pf))
-			continue;
-		if (!(line = kp_input_getline(pf->in, &len)))
-			break;
-		perf_line(pf, line, len);
-	}
-	end_sample(pf, NULL);
-	kp_agg_late_end(&pf->late);
+	while ((line = kp_input_getline(w->in, &len)) != NULL)
+		perf_line(w, line, len);
 }
 
+/* ---- chunks, on one or two threads ---- */
+
 /*
- * Halves.  A big regular file is read by two threads at once: this one
- * reads up to a sample header near the middle, a second reads from there
- * with an input of its own (kp_input_split), into events and stacks of
- * its own; then its events and stacks are added after this one's, in
- * their order, which is the order of first sight in the whole file, and
- * its skipped lines are said after this one's, with their lines in the
- * whole file (kp_input_join).  The output is the same bytes as from one
- * thread (tests/perf2kp/halves.sh and fuzz_perf2kp compare them).
- *
- * Why the halves read the same alone: the split is at a header that
- * follows an empty line, where the reader is between samples as after
- * any empty line; what the second thread does not know of the first
- * half is only in caches (lines, blocks, predictions, process names),
- * which change no output, and in two flags: `headers' (set by the
- * header it starts at) and `dsos' (read only for a last line without a
- * newline: a file so cut is not split).  Both threads intern names and
- * frames in the shared tables, each table shard under its own lock
- * (kp_intern_shared: a hold is one probe, and two threads seldom want
- * the same shard of 64); everything else each has for itself (the arena
- * behind the aggregations is per thread).
- * On one real capture the second half had 84k distinct frame lines,
- * 16k of them also in the first: each half parses its own.
+ * The input, handed out in chunks: the threads take the next chunk in
+ * turn; each chunk's lines are joined to the input's in order once the
+ * chunks before it are (kp_input_mem).  Why a chunk reads alone what
+ * one pass would read: it starts at a sample header after an empty
+ * line, where the reader is between samples as after any empty line
+ * (the header itself sets `headers'); a chunk that ends at no such place
+ * (a sample longer than a chunk, input with no empty lines) ends at a
+ * line's end and its thread reads the next chunk too, as one pass.  What
+ * a thread does not know of the chunks before its own is only in caches
+ * (records, templates, process frames, which change no output) and in
+ * `dsos', read only for a last line without a newline: its thread waits
+ * for the other chunks and takes theirs.
  */
-struct half {
-	struct perf pf;
-	struct kp_perf_events evs;
-	struct kp_agg *agg;
-	pthread_t th;
-	bool threaded;
+struct feed {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct kp_input *in; /* the input: the parts are joined to it */
+	int fd;
+	char *carry; /* read, not yet handed out */
+	size_t ncarry, carrycap;
+	bool eof;
+	int owner;   /* the thread the next chunk is for (a chunk cut at a
+		      * line's end), or -1: any */
+	size_t size; /* the bytes a chunk aims at */
+	uint64_t seq, joined;
+	struct kp_input **done; /* finished, waiting for those before */
+	size_t ndone;
+	int busy; /* chunks handed out and not finished */
+	struct worker *w[2];
+	int nw;	     /* threads that may read (1 or 2) */
+	bool shared; /* the second was started */
+	/* a regular file is mapped a chunk at a time, not read (see
+	 * feed_map): its next byte to hand out, its size then */
+	bool map;
+	uint64_t off, fsize;
 };
 
-#define SPLIT_WIN (64u << 10)
+/* [s, e) is a line perf_line reads as a sample header. */
+static bool
+header_line(const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	struct hdr h;
+
+	if (n && s[n - 1] == '\r')
+		n--;
+	while (n && kp_conv_blank(s[n - 1]))
+		n--;
+	return n && !kp_conv_blank(*s) && !passed_over(s, n) &&
+	       !memchr(s, '\0', n) && parse_header(s, n, &h);
+}
 
 /*
- * A file offset to split at: the start of a sample header after an
- * empty line, found from the middle of [from, size) on, within a few
- * windows; 0 if there is none.
+ * Where buf[0 .. len) may be cut: the start of its last whole line that
+ * is a sample header after an empty line; 0 if there is none.
  */
-static uint64_t
-split_point(int fd, uint64_t from, uint64_t size)
+static size_t
+last_boundary(const char *buf, size_t len)
 {
-	char *buf = kp_xmalloc(SPLIT_WIN);
-	uint64_t at = from + (size - from) / 2, found = 0;
-	const char *p, *e, *s, *le;
-	struct hdr h;
-	ssize_t got;
-	size_t n;
-	int tries;
+	const char *end = memrchr(buf, '\n', len), *x;
 
-	for (tries = 0; tries < 16 && !found && at < size; tries++) {
-		got = pread(fd, buf, SPLIT_WIN, (off_t)at);
-		if (got <= 0)
-			break;
-		e = buf + got;
-		for (p = buf; !found && (p = memchr(p, '\n', (size_t)(e - p))) &&
-			      p + 1 < e; p++) {
-			if (p[1] != '\n')
-				continue;
-			s = p + 2;
-			if (!(le = memchr(s, '\n', (size_t)(e - s))))
-				break;
-			n = (size_t)(le - s);
-			if (n && s[n - 1] == '\r')
-				n--;
-			while (n && kp_conv_blank(s[n - 1]))
-				n--;
-			/* what perf_line reads as a header there */
-			if (n && !kp_conv_blank(*s) && !passed_over(s, n) &&
-			    !memchr(s, '\0', n) && parse_header(s, n, &h))
-				found = at + (uint64_t)(s - buf);
-		}
-		at += SPLIT_WIN / 2;
+	if (!end)
+		return 0;
+	for (x = memrchr(buf, '\n', (size_t)(end - buf)); x && x > buf;
+	     x = memrchr(buf, '\n', (size_t)(x - buf)))
+		if (x[-1] == '\n' &&
+		    header_line(x + 1, memchr(x + 1, '\n',
+					      (size_t)(end + 1 - (x + 1)))))
+			return (size_t)(x + 1 - buf);
+	return 0;
+}
+
+/* More of the input after buf[0 .. *len), up to cap bytes in all. */
+static void
+feed_read(struct feed *F, char *buf, size_t *len, size_t cap)
+{
+	ssize_t n;
+
+	while (!F->eof && *len < cap) {
+		n = read(F->fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			kp_die("read error on %s:", kp_input_name(F->in));
+		if (n == 0)
+			F->eof = true;
+		*len += (size_t)n;
 	}
-	free(buf);
-	return found;
 }
 
-static void *
-half_main(void *pf)
+/*
+ * A regular file's chunk is its mapping, not a copy: read(2) took a
+ * fifth of the time on a capture whose samples repeat.  The chunk is
+ * cut in the window mapped as the copy is, but BUF_PAD bytes before the
+ * window's end (what hex_at and nl_at may read after it); a window is
+ * never mapped past the file's end, so the end of the file is read as
+ * a copy (feed_map gives up and the read(2) path goes on where it
+ * stopped).  A file made shorter while mapped is fatal (SIGBUS).
+ */
+static const char *map_name; /* the file mapped, for the SIGBUS message */
+
+static void
+on_sigbus(int sig)
 {
-	read_lines(pf);
-	return NULL;
+	static const char a[] = ": ", b[] = ": the file got shorter while "
+					    "it was read\n";
+
+	(void)sig;
+	if (write(2, kp_progname, strlen(kp_progname)) < 0 ||
+	    write(2, a, 2) < 0 ||
+	    write(2, map_name ? map_name : "?",
+		  strlen(map_name ? map_name : "?")) < 0 ||
+	    write(2, b, sizeof(b) - 1) < 0)
+		_exit(KP_EXIT_FATAL);
+	_exit(KP_EXIT_FATAL);
 }
 
-/* Start the second half's thread, if pf's input is worth splitting. */
+/* w's chunk mapped, or false to read the rest (called under F->mu). */
 static bool
-split(struct perf *pf, struct half *hf)
+feed_map(struct feed *F, struct worker *w, size_t *cut, bool *cut_short)
 {
-	struct kp_input *part;
-	uint64_t cur, size, at;
-	char last;
+	const size_t page = 4096;
+	uint64_t start = F->off & ~(uint64_t)(page - 1), end;
+	size_t span = F->size, lead = (size_t)(F->off - start), c;
+	const char *p, *nl;
+	char *m;
 
-	if (!pf->o->split_min || !kp_input_unread(pf->in, &cur, &size) ||
-	    size - cur < pf->o->split_min ||
-	    (pf->o->split_min > 1 && kp_cpus() < 2) ||
-	    pread(kp_input_fd(pf->in), &last, 1, (off_t)size - 1) != 1 ||
-	    last != '\n')
+	for (;;) {
+		end = F->off + span;
+		if (end + BUF_PAD >= F->fsize)
+			break; /* the file's end: read */
+		m = mmap(NULL, (size_t)(end - start), PROT_READ, MAP_PRIVATE,
+			 F->fd, (off_t)start);
+		if (m == MAP_FAILED)
+			break;
+		(void)madvise(m, (size_t)(end - start), MADV_WILLNEED);
+		p = m + lead;
+		/* a place to cut, the window's last BUF_PAD bytes after it */
+		if ((c = last_boundary(p, span - BUF_PAD)) > 0) {
+			*cut_short = false;
+		} else if ((nl = memrchr(p, '\n', span - BUF_PAD)) != NULL) {
+			c = (size_t)(nl + 1 - p);
+			*cut_short = true;
+		} else {
+			/* not one whole line: a larger window */
+			munmap(m, (size_t)(end - start));
+			if (span > MAX_LINE)
+				break; /* the copy says it is too long */
+			span *= 2;
+			continue;
+		}
+		w->mapped = m;
+		w->mlen = (size_t)(end - start);
+		w->mapbase = m + lead;
+		*cut = c;
+		F->off += c;
+		return true;
+	}
+	/* the rest read as a copy, from where the mapping stopped */
+	F->map = false;
+	if (lseek(F->fd, (off_t)F->off, SEEK_SET) < 0)
+		kp_die("cannot read %s:", kp_input_name(F->in));
+	return false;
+}
+
+static void *worker_main(void *arg);
+
+/*
+ * The next chunk for w, in w's buffer, read as w->in: false at the end
+ * of the input.
+ */
+static bool
+feed_next(struct feed *F, struct worker *w)
+{
+	size_t len, cut, cap;
+	bool fresh, cut_short = false, last = false;
+
+	if (w->mapped) {
+		munmap(w->mapped, w->mlen);
+		w->mapped = NULL;
+	}
+	pthread_mutex_lock(&F->mu);
+	while (F->owner >= 0 && F->owner != w->lane)
+		pthread_cond_wait(&F->cv, &F->mu);
+	if (F->eof && !F->ncarry) {
+		pthread_mutex_unlock(&F->mu);
 		return false;
-	at = split_point(kp_input_fd(pf->in), cur, size);
-	if (!at || !(part = kp_input_split(pf->in, at)))
-		return false;
-	memset(hf, 0, sizeof(*hf));
-	hf->agg = kp_agg_new();
-	perf_init(&hf->pf, pf->o, &hf->evs, part, hf->agg);
-	/* without a thread, the half is read after this one's */
-	kp_intern_shared = true;
-	hf->threaded = pthread_create(&hf->th, NULL, half_main, &hf->pf) == 0;
-	if (!hf->threaded)
-		kp_intern_shared = false; /* (set while one thread runs) */
+	}
+	fresh = F->owner < 0;
+	if (F->map && feed_map(F, w, &cut, &cut_short))
+		goto handed;
+	cap = F->size > F->ncarry ? F->size : F->ncarry;
+	if (w->bufcap < cap + BUF_PAD) {
+		free(w->buf);
+		w->bufcap = cap + BUF_PAD;
+		w->buf = kp_xmalloc(w->bufcap);
+	}
+	len = F->ncarry;
+	memcpy(w->buf, F->carry, len);
+	F->ncarry = 0;
+	feed_read(F, w->buf, &len, cap);
+	for (;;) {
+		if (F->eof) {
+			cut = len;
+			last = true;
+			break;
+		}
+		if ((cut = last_boundary(w->buf, len)) > 0)
+			break;
+		/* no place to cut: whole lines, and this thread goes on */
+		const char *nl = memrchr(w->buf, '\n', len);
+
+		if (nl) {
+			cut = (size_t)(nl + 1 - w->buf);
+			cut_short = true;
+			break;
+		}
+		/* not one whole line (it starts the buffer): read more */
+		if (len > MAX_LINE) {
+			/* its number: the chunks before it joined */
+			while (F->busy)
+				pthread_cond_wait(&F->cv, &F->mu);
+			kp_input_consume(F->in, 0, 1);
+			kp_input_die(F->in, "line longer than %u MiB",
+				     MAX_LINE >> 20);
+		}
+		w->bufcap = 2 * w->bufcap < MAX_LINE + 1 + BUF_PAD
+				    ? 2 * w->bufcap
+				    : MAX_LINE + 1 + BUF_PAD;
+		w->buf = kp_xrealloc(w->buf, w->bufcap);
+		feed_read(F, w->buf, &len, w->bufcap - BUF_PAD);
+	}
+	/* what hex_at and nl_at may read past the data: defined bytes */
+	memset(w->buf + len, 0, BUF_PAD);
+	if (len - cut > F->carrycap) {
+		F->carrycap = len - cut + 4096;
+		free(F->carry);
+		F->carry = kp_xmalloc(F->carrycap);
+	}
+	memcpy(F->carry, w->buf + cut, len - cut);
+	F->ncarry = len - cut;
+handed:
+	F->owner = cut_short ? w->lane : -1;
+	w->seq = F->seq++;
+	F->busy++;
+	if (F->nw > 1 && !F->w[1]->started && !last) {
+		/* a second thread reads the chunks after this one */
+		F->shared = true;
+		kp_intern_shared = true;
+		kp_idagg_shared(w->T->ids, true);
+		w->T->tmpls.shared = true;
+		F->w[1]->started = pthread_create(&F->w[1]->th, NULL,
+						  worker_main, F->w[1]) == 0;
+		if (!F->w[1]->started)
+			F->nw = 1;
+	}
+	pthread_cond_broadcast(&F->cv);
+	pthread_mutex_unlock(&F->mu);
+	{
+		char *b = w->mapped ? w->mapbase : w->buf;
+
+		w->in = kp_input_mem(F->in, b, cut, w->mapped != NULL);
+		w->head = w->tail = w->recd = w->tmpld = 0;
+		w->scan = b;
+		w->cend = b + cut;
+	}
+	w->nsample = 0;
+	w->last = last;
+	if (fresh) {
+		w->in_sample = w->skip_sample = w->orphan = false;
+		w->user_dropped = false;
+		w->n = 0;
+	}
 	return true;
 }
 
-/* The second half read to its end, its caches freed. */
+/* w read its chunk: its lines joined, in order. */
 static void
-wait_half(struct perf *pf, struct half *hf)
+feed_done(struct feed *F, struct worker *w)
 {
-	if (hf->threaded)
-		pthread_join(hf->th, NULL);
-	else
-		read_lines(&hf->pf);
-	kp_intern_shared = false;
-	kp_input_join(pf->in, hf->pf.in);
-	perf_free(&hf->pf);
+	size_t k = (size_t)(w->seq - F->joined);
+
+	pthread_mutex_lock(&F->mu);
+	k = (size_t)(w->seq - F->joined);
+	if (k >= F->ndone) {
+		F->done = kp_xrealloc(F->done, (k + 1) * sizeof(*F->done));
+		memset(F->done + F->ndone, 0,
+		       (k + 1 - F->ndone) * sizeof(*F->done));
+		F->ndone = k + 1;
+	}
+	F->done[k] = w->in;
+	w->in = NULL;
+	while (F->ndone && F->done[0]) {
+		kp_input_join(F->in, F->done[0]);
+		memmove(F->done, F->done + 1, (F->ndone - 1) * sizeof(*F->done));
+		F->ndone--;
+		F->joined++;
+	}
+	F->busy--;
+	pthread_cond_broadcast(&F->cv);
+	pthread_mutex_unlock(&F->mu);
 }
 
-/* The second half's events and stacks after pf's; true if a total
- * overflowed in it. */
-static bool
-merge_half(struct perf *pf, struct half *hf)
+/* The last line has no newline: the chunks before it read, their
+ * frame lines' DSOs known. */
+static void
+feed_last_line(struct worker *w)
 {
-	struct kp_perf_event *e2, *ev;
-	bool over = false;
+	struct feed *F = w->feed;
+	int i;
+
+	pthread_mutex_lock(&F->mu);
+	while (F->busy > 1)
+		pthread_cond_wait(&F->cv, &F->mu);
+	for (i = 0; i < F->nw; i++)
+		w->dsos |= F->w[i]->dsos;
+	pthread_mutex_unlock(&F->mu);
+}
+
+/* A thread's reading: the chunks it is given, to the end. */
+static void
+work(struct worker *w)
+{
+	while (feed_next(w->feed, w)) {
+		kp_ctab_busy(w->lane);
+		read_lines(w);
+		if (w->last)
+			end_sample(w);
+		kp_ctab_quiet(w->lane);
+		feed_done(w->feed, w);
+	}
+	kp_ctab_busy(w->lane);
+	kp_id_stacks_flush(w->T->ids, w->lane);
+	kp_ctab_quiet(w->lane);
+}
+
+static void *
+worker_main(void *arg)
+{
+	work(arg);
+	return NULL;
+}
+
+/* ---- the run ---- */
+
+static struct kp_perf_text *
+text_new(void)
+{
+	struct kp_perf_text *T = kp_xcalloc(1, sizeof(*T));
+	struct kp_frame f;
+	int i;
+
+	T->ids = kp_idagg_new(2);
+	kp_ctab_init(&T->tmpls, false);
+	for (i = 0; i < KP_CTAB_THREADS; i++)
+		kp_lane_init(&T->lists[i], (uint32_t)i, sizeof(uint32_t *));
+	pthread_mutex_init(&T->mu, NULL);
+	f = *kp_frame_make(0, 0, KP_USER_FRAME, NULL);
+	T->user = kp_id_frame(T->ids, 0, &f);
+	f = *kp_frame_make(0, 0, "[no stack]", NULL);
+	T->nostack = kp_id_frame(T->ids, 0, &f);
+	return T;
+}
+
+static void
+text_free(struct kp_perf_text *T)
+{
+	uint32_t i, k;
+
+	if (!T)
+		return;
+	kp_idagg_free(T->ids);
+	kp_ctab_free(&T->tmpls);
+	kp_ctab_reclaim();
+	for (i = 0; i < KP_CTAB_THREADS; i++) {
+		if (T->tarena[i].base)
+			munmap(T->tarena[i].base, TMPL_ARENA);
+		for (k = 0; k < T->lists[i].n; k++)
+			free(*(uint32_t **)kp_lane_at(T->lists, i << 30 | k));
+		kp_lane_free(&T->lists[i]);
+	}
+	for (i = 0; i < T->nev; i++) {
+		free(T->ev[i]->name);
+		free(T->ev[i]);
+	}
+	pthread_mutex_destroy(&T->mu);
+	free(T);
+}
+
+/* The caller's entry of the event named name: made on its first sight
+ * (in order of first sight), with the aggregation its stacks go to. */
+static struct kp_perf_event *
+events_entry(struct kp_perf_events *evs, const struct kp_perf_opts *o,
+	     struct kp_agg *agg0, const char *name, size_t len)
+{
+	struct kp_perf_event *ev;
 	size_t i;
 
-	for (i = 0; i < hf->evs.n; i++) {
-		e2 = &hf->evs.v[i];
-		pf->ev = ev = event(pf, e2->name, e2->len);
-		ev->samples += e2->samples;
-		if (!ev->agg || !e2->agg)
-			continue;
-		over |= !kp_agg_total_ok(e2->agg);
-		/* joined as it is written, owned by the first's */
-		kp_agg_adopt(ev->agg, e2->agg);
-		if (hf->agg == e2->agg)
-			hf->agg = NULL;
-		e2->agg = NULL;
+	for (i = 0; i < evs->n; i++) {
+		ev = &evs->v[i];
+		if (ev->len == len && memcmp(ev->name, name, len) == 0)
+			return ev;
 	}
-	kp_perf_events_free(&hf->evs);
-	kp_agg_free(hf->agg);
-	return over;
+	evs->v = kp_xrealloc(evs->v, (evs->n + 1) * sizeof(*evs->v));
+	ev = &evs->v[evs->n];
+	memset(ev, 0, sizeof(*ev));
+	ev->name = kp_xstrndup(name, len);
+	ev->len = len;
+	ev->text_ev = -1;
+	if (o->event ? len == 0 || strcmp(ev->name, o->event) == 0
+		     : !evs->n) {
+		ev->agg = agg0;
+	} else if (!o->event) {
+		ev->agg = kp_agg_new();
+		ev->owned = true;
+	}
+	evs->n++;
+	return ev;
+}
+
+/* The events the workers saw, to the run's and the caller's, in order
+ * of first sight. */
+static void
+sync_events(struct kp_perf_text *T, struct worker *w, int nw,
+	    struct kp_perf_events *evs, const struct kp_perf_opts *o,
+	    struct kp_agg *agg)
+{
+	unsigned *v = kp_xmalloc((T->nev ? T->nev : 1) * sizeof(*v)), i, j, t;
+	struct kp_perf_event *pe;
+	struct event *ev;
+	int k;
+
+	for (i = 0; i < T->nev; i++) {
+		ev = T->ev[i];
+		for (k = 0; k < nw; k++) {
+			ev->samples += w[k].samples[i];
+			if (w[k].first[i] < ev->first)
+				ev->first = w[k].first[i];
+		}
+		/* in order of first sight: an insertion (events are few) */
+		for (j = i; j > 0 && T->ev[v[j - 1]]->first > ev->first; j--)
+			v[j] = v[j - 1];
+		v[j] = i;
+	}
+	for (i = 0; i < T->nev; i++) {
+		ev = T->ev[t = v[i]];
+		if (ev->samples == ev->synced)
+			continue;
+		pe = events_entry(evs, o, agg, ev->name, ev->len);
+		pe->samples += ev->samples - ev->synced;
+		ev->synced = ev->samples;
+		pe->text_ev = (int)t;
+	}
+	free(v);
 }
 
 int
@@ -1623,30 +2546,131 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		const char **why)
 {
-	struct perf pf;
-	struct half hf;
-	bool halves, over = false;
-	size_t i;
+	struct kp_perf_text *T;
+	struct sigaction old_bus;
+	struct worker w[2];
+	struct feed F;
+	const char *p;
+	size_t n;
+	unsigned i;
+	int k;
 
 	if (check_kind(in, why) < 0)
 		return -1;
-	perf_init(&pf, o, evs, in, agg);
-	halves = split(&pf, &hf);
-	read_lines(&pf);
-	if (halves)
-		wait_half(&pf, &hf);
-	/* the caches before the stacks merge: a lower peak */
-	perf_free(&pf);
-	if (halves)
-		over = merge_half(&pf, &hf);
-	for (i = 0; i < evs->n; i++)
-		if (evs->v[i].agg && !kp_agg_total_ok(evs->v[i].agg))
-			over = true;
-	if (over) {
-		*why = "the total count overflows 64 bits";
-		return -1;
+	if (!evs->text)
+		evs->text = text_new();
+	T = evs->text;
+	memset(&F, 0, sizeof(F));
+	pthread_mutex_init(&F.mu, NULL);
+	pthread_cond_init(&F.cv, NULL);
+	F.in = in;
+	F.fd = kp_input_fd(in);
+	F.owner = -1;
+	F.seq = T->seq;
+	/* what the kind check read first: mapped again (a regular file),
+	 * or the first bytes to hand out */
+	n = kp_input_buffered(in, &p);
+	F.map = kp_input_unread(in, &F.off, &F.fsize);
+	F.carry = kp_xmalloc(n + 1);
+	if (!F.map) {
+		memcpy(F.carry, p, n);
+		F.ncarry = F.carrycap = n;
 	}
+	kp_input_consume(in, n, 0);
+	if (F.map) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		map_name = kp_input_name(in);
+		sigaction(SIGBUS, &sa, &old_bus);
+	}
+	F.size = o->chunk ? o->chunk : CHUNK;
+	F.nw = o->split_min && (o->split_min == 1 || kp_cpus() > 1) ? 2 : 1;
+	memset(w, 0, sizeof(w));
+	for (k = 0; k < 2; k++) {
+		w[k].T = T;
+		w[k].o = o;
+		w[k].feed = &F;
+		w[k].lane = k;
+		w[k].proc = KP_ID_NONE;
+		w[k].samples = kp_xcalloc(MAX_EVENTS, sizeof(*w[k].samples));
+		w[k].first = kp_xmalloc(MAX_EVENTS * sizeof(*w[k].first));
+		for (i = 0; i < MAX_EVENTS; i++)
+			w[k].first[i] = UINT64_MAX;
+		F.w[k] = &w[k];
+	}
+	work(&w[0]);
+	if (w[1].started)
+		pthread_join(w[1].th, NULL);
+	T->seq = F.seq;
+	if (F.shared) {
+		kp_intern_shared = false;
+		kp_idagg_shared(T->ids, false);
+		T->tmpls.shared = false;
+	}
+	kp_ctab_reclaim();
+	if (F.map || map_name) {
+		sigaction(SIGBUS, &old_bus, NULL);
+		map_name = NULL;
+	}
+	sync_events(T, w, 2, evs, o, agg);
+	for (k = 0; k < 2; k++) {
+		blocks_free(&w[k]);
+		free(w[k].ids);
+		free(w[k].buf);
+		free(w[k].samples);
+		free(w[k].first);
+	}
+	free(F.carry);
+	free(F.done);
+	pthread_mutex_destroy(&F.mu);
+	pthread_cond_destroy(&F.cv);
+	for (i = 0; i < T->nev; i++)
+		if (T->ev[i]->kept && kp_id_overflowed(T->ids, i)) {
+			*why = "the total count overflows 64 bits";
+			return -1;
+		}
 	return 0;
+}
+
+void
+kp_perf_flush(struct kp_perf_events *evs)
+{
+	struct kp_perf_text *T = evs->text;
+	size_t i;
+
+	if (!T)
+		return;
+	for (i = 0; i < evs->n; i++) {
+		struct kp_perf_event *ev = &evs->v[i];
+
+		if (ev->text_ev >= 0 && ev->agg &&
+		    kp_id_has(T->ids, (unsigned)ev->text_ev))
+			kp_id_to_agg(T->ids, (unsigned)ev->text_ev, ev->agg);
+		ev->text_ev = -1;
+	}
+	text_free(T);
+	evs->text = NULL;
+}
+
+void
+kp_perf_write(FILE *out, struct kp_perf_events *evs, struct kp_agg *agg)
+{
+	struct kp_perf_text *T = evs->text;
+	int e = evs->kept_text;
+
+	if (T && e >= 0 && kp_id_has(T->ids, (unsigned)e)) {
+		if (kp_agg_len(agg) == 0) {
+			kp_id_write(out, T->ids, (unsigned)e);
+			return;
+		}
+		kp_id_to_agg(T->ids, (unsigned)e, agg);
+		if (!kp_agg_total_ok(agg))
+			kp_die("the total count overflows 64 bits");
+	}
+	kp_write_agg(out, agg);
 }
 
 void
@@ -1666,11 +2690,19 @@ kp_perf_kept(struct kp_perf_events *evs, const char *name,
 		memset(ev, 0, sizeof(*ev));
 		ev->name = kp_xstrdup(name);
 		ev->len = len;
+		ev->text_ev = -1;
 	}
 	if (ev->owned)
 		kp_die("kp_perf_kept: event %s has stacks of its own", name);
 	ev->agg = agg;
 	ev->samples += samples;
+}
+
+/* An event's name in perf2kp's note: samples without one are "(none)". */
+static const char *
+event_label(const struct kp_perf_event *ev)
+{
+	return ev->len ? ev->name : "(none)";
 }
 
 struct kp_agg *
@@ -1694,11 +2726,10 @@ kp_perf_pick(const struct kp_perf_opts *o, struct kp_perf_events *evs,
 			kp_die("out of memory");
 		for (i = 0; i < evs->n; i++)
 			fprintf(m, "%s%s %lu%s", i ? ", " : "",
-				evs->v[i].len ? evs->v[i].name : "(none)",
+				event_label(&evs->v[i]),
 				evs->v[i].samples, i ? "" : " samples");
 		if (keep)
-			fprintf(m, ": kept %s; %s",
-				keep->len ? keep->name : "(none)",
+			fprintf(m, ": kept %s; %s", event_label(keep),
 				o->event ? "chosen with --event"
 					 : "--event to choose");
 		else
@@ -1708,6 +2739,7 @@ kp_perf_pick(const struct kp_perf_opts *o, struct kp_perf_events *evs,
 		kp_warn("%s", msg);
 		free(msg);
 	}
+	evs->kept_text = keep ? keep->text_ev : -1;
 	if (keep && keep->len)
 		kp_meta_set("event", "%s", keep->name);
 	else if (o->event)
@@ -1739,4 +2771,6 @@ kp_perf_events_free(struct kp_perf_events *evs)
 	free(evs->v);
 	evs->v = NULL;
 	evs->n = 0;
+	text_free(evs->text);
+	evs->text = NULL;
 }

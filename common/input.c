@@ -37,6 +37,8 @@ struct kp_input {
 	uint64_t part_from, part_at; /* the parent's lines: [from, at) */
 	struct note *notes;
 	size_t nnotes;
+	bool borrowed; /* buf is the caller's (kp_input_mem) */
+	bool ro;       /* and not to be written: lines not NUL-ended */
 };
 
 struct kp_input *
@@ -140,7 +142,8 @@ kp_input_getline(struct kp_input *in, size_t *len)
 	in->lineno++;
 	if (n && line[n - 1] == '\r')
 		n--;
-	line[n] = '\0';
+	if (!in->ro)
+		line[n] = '\0';
 	*len = n;
 	return line;
 }
@@ -290,7 +293,8 @@ kp_input_close(struct kp_input *in)
 	for (i = 0; i < in->nnotes; i++)
 		free(in->notes[i].msg);
 	free(in->notes);
-	free(in->buf);
+	if (!in->borrowed)
+		free(in->buf);
 	free(in->name);
 	free(in);
 }
@@ -344,6 +348,24 @@ kp_input_split(struct kp_input *in, uint64_t at)
 	part->limit = UINT64_MAX;
 	part->part_from = cur - in->nread; /* where in began */
 	part->part_at = at;
+	return part;
+}
+
+struct kp_input *
+kp_input_mem(const struct kp_input *in, char *buf, size_t len, bool ro)
+{
+	struct kp_input *part = kp_xcalloc(1, sizeof(*part));
+
+	part->ro = ro;
+	part->fd = -1;
+	part->name = kp_xstrdup(in->name);
+	part->buf = buf;
+	part->cap = len;
+	part->end = len;
+	part->eof = true;
+	part->part = true;
+	part->borrowed = true;
+	part->limit = UINT64_MAX;
 	return part;
 }
 

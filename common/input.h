@@ -75,6 +75,19 @@ unsigned long kp_input_skips(const struct kp_input *in);
  * part.  The two inputs share nothing else: each is used by one thread.
  */
 bool kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size);
+/*
+ * A part of in that another thread read already: the bytes buf[0..len)
+ * (the caller's, not copied or freed: it keeps them until the part is
+ * joined), the lines that follow in's (or another such part's) in the
+ * whole input.  Its lines are read as a split part's (its skipped lines
+ * kept for kp_input_join, which must join the parts in their order); a
+ * last line without a newline is the input's.  buf[len] must be
+ * writable (kp_input_getline ends each line with a NUL where its
+ * newline was), unless ro: then nothing is written, and the lines
+ * kp_input_getline gives are not NUL-ended (a file's mapping).
+ */
+struct kp_input *kp_input_mem(const struct kp_input *in, char *buf,
+			      size_t len, bool ro);
 struct kp_input *kp_input_split(struct kp_input *in, uint64_t at);
 void kp_input_join(struct kp_input *in, struct kp_input *part);
 

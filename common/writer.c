@@ -33,23 +33,34 @@ reserve(size_t n)
 	return line_buf;
 }
 
-static const char hexdig[] = "0123456789abcdef";
+/* Each byte's two hex digits. */
+static const char hexpair[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 /* "0x" and v in hex, no leading zeros (printf's "0x%" PRIx64) */
 static char *
 put_hex(char *p, uint64_t v)
 {
-	char t[16];
-	int n = 0;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
 
 	*p++ = '0';
 	*p++ = 'x';
-	do {
-		t[n++] = hexdig[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
+	if (n & 1) {
+		p[0] = hexpair[2 * ((v >> (4 * (n - 1))) & 15) + 1];
+		p++;
+		n--;
+	}
+	for (i = n - 2; i >= 0; i -= 2) {
+		memcpy(p, hexpair + 2 * ((v >> (4 * i)) & 255), 2);
+		p += 2;
+	}
 	return p;
 }
 
@@ -59,9 +70,9 @@ put_hex16(char *p, uint64_t v)
 {
 	int i;
 
-	for (i = 15; i >= 0; i--) {
-		p[i] = hexdig[v & 15];
-		v >>= 4;
+	for (i = 14; i >= 0; i -= 2) {
+		memcpy(p + i, hexpair + 2 * (v & 255), 2);
+		v >>= 8;
 	}
 	return p + 16;
 }
@@ -164,6 +175,67 @@ put_frame(char *p, const struct kp_frame *f, size_t ls, size_t lm, size_t lf)
 	}
 	*p++ = '\n';
 	return p;
+}
+
+void
+kp_line_parts(struct kp_line_parts *lp, const char *sym, const char *module)
+{
+	size_t ns = sym ? strlen(sym) : 0, nm = module ? strlen(module) : 0;
+	char *p;
+
+	lp->head = p = kp_xmalloc(2 * ns + nm + 16);
+	if (sym) {
+		p = put_str(p, " : ", 3);
+		p = put_sym(p, sym, ns);
+	}
+	lp->nhead = (uint32_t)(p - lp->head);
+	lp->tail = p;
+	if (module) {
+		p = put_str(p, " [", 2);
+		p = put_str(p, module, nm);
+		*p++ = ']';
+	}
+	lp->ntail = (uint32_t)(p - lp->tail);
+	lp->sym = sym != NULL;
+}
+
+char *
+kp_line_put(char *p, uint64_t addr, uint64_t off, unsigned flags,
+	    const struct kp_line_parts *lp)
+{
+	if (flags & KP_F_ADDR) {
+		memcpy(p, " 0x", 3);
+		p = put_hex16(p + 3, addr);
+	}
+	memcpy(p, lp->head, lp->nhead);
+	p += lp->nhead;
+	if (flags & KP_F_OFF) {
+		*p++ = '+';
+		p = put_hex(p, off);
+	}
+	memcpy(p, lp->tail, lp->ntail);
+	p += lp->ntail;
+	if (flags & KP_F_INLINE)
+		p = put_str(p, " (inline)", 9);
+	*p++ = '\n';
+	return p;
+}
+
+size_t
+kp_line_room(const struct kp_frame *f)
+{
+	size_t ls, lm, lf;
+
+	return frame_room(f, &ls, &lm, &lf);
+}
+
+char *
+kp_line_frame(char *p, const struct kp_frame *f)
+{
+	size_t ls, lm, lf;
+
+	frame_room(f, &ls, &lm, &lf);
+	return put_frame(p, f, ls, lm, lf);
 }
 
 void

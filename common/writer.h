@@ -18,6 +18,27 @@
 
 /* One frame line, canonical (man/kp.5), with its newline. */
 void kp_write_frame(FILE *out, const struct kp_frame *f);
+/*
+ * Frame lines made in a caller's buffer, for a writer of many frames of
+ * few functions (idagg.c).  kp_line_room: the room f's line may take;
+ * kp_line_frame puts it at p and returns its end.  kp_line_parts makes
+ * what a function's lines hold of it, once (head: " : " and the symbol,
+ * quoted if it must be; tail: " [MODULE]"; free(lp->head) frees both);
+ * kp_line_put then puts the line of a frame of that function at p
+ * (room: 64 + nhead + ntail) and returns its end: flags KP_F_ADDR,
+ * KP_F_OFF (only with a symbol) and KP_F_INLINE.
+ */
+struct kp_line_parts {
+	char *head, *tail;
+	uint32_t nhead, ntail;
+	bool sym; /* the function has a symbol */
+};
+size_t kp_line_room(const struct kp_frame *f);
+char *kp_line_frame(char *p, const struct kp_frame *f);
+void kp_line_parts(struct kp_line_parts *lp, const char *sym,
+		   const char *module);
+char *kp_line_put(char *p, uint64_t addr, uint64_t off, unsigned flags,
+		  const struct kp_line_parts *lp);
 /* All metadata lines. */
 void kp_write_meta(FILE *out);
 /* "!", the frames, the count line.  The frames are kp_frame_intern's

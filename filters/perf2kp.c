@@ -30,8 +30,11 @@ convert(struct kp_agg *agg, struct kp_input *in, void *arg, const char **why)
 {
 	const struct run *r = arg;
 
-	if (kp_pd_is(in))
+	if (kp_pd_is(in)) {
+		/* the text's stacks before the capture's, in order */
+		kp_perf_flush(r->evs);
 		return kp_perfdata_convert(agg, in, r->o, r->evs, why);
+	}
 	if (r->o->offcpu)
 		kp_die("%s: --off-cpu reads a perf.data, not perf script text",
 		       kp_input_name(in));
@@ -84,8 +87,10 @@ usage(FILE *fp, int status)
 		"                    [R] preempted, ...) as the outermost frame\n"
 		"  -h, --help        show this help\n"
 		"Environment: PERF2KP_SPLIT=0 one thread; =1 or =2 two\n"
-		"threads for any input; unset or empty: a perf.data pipe\n"
-		"and a file of 8 MB or more on two threads;\n"
+		"threads for any input (text in chunks of 512 bytes or\n"
+		"64 KiB); unset or empty: a perf.data pipe, a perf.data\n"
+		"file of 8 MB or more and text longer than a chunk (512\n"
+		"KiB) on two threads;\n"
 		"PERF2KP_SPLIT_TRACE: what a perf.data's second thread\n"
 		"named, on stderr.\n"
 		"Exit: 0 ok, 1 some input lines skipped, 2 fatal, 64 usage.\n");
@@ -148,6 +153,8 @@ main(int argc, char **argv)
 			kp_usage_error("PERF2KP_SPLIT is 0, 1 or 2, not '%s'",
 				       env);
 		o.split_min = pdo.split_min = *env != '0';
+		/* text: small chunks, so that small inputs are cut too */
+		o.chunk = *env == '1' ? 512 : *env == '2' ? 64u << 10 : 0;
 	}
 	pdo.split_trace = getenv("PERF2KP_SPLIT_TRACE") != NULL;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
@@ -226,7 +233,7 @@ main(int argc, char **argv)
 	agg = kp_perf_pick(&o, &evs, agg);
 	kp_meta_set("weight", "%s", pdo.offcpu ? "off-cpu-ns"
 				    : o.period ? "period" : "samples");
-	kp_write_agg(stdout, agg);
+	kp_perf_write(stdout, &evs, agg);
 	/* the output closed first: the next filter reads its end while
 	 * the memory is given back */
 	status = kp_finish();

@@ -106,9 +106,10 @@ struct conv_run {
 	unsigned long skipped;
 };
 
-/* conv: convert in under the options flags (on two threads where it can
- * be split if halves), its events into evs; the aggregation to write
- * (kp_perf_pick's), or NULL if refused. */
+/* conv: convert in under the options flags (on two threads if halves:
+ * text in small chunks), its events into evs; the aggregation to write
+ * (kp_perf_pick's, with the text's stacks kept in evs: kp_perf_write),
+ * or NULL if refused. */
 typedef struct kp_agg *(*conv_events_fn)(struct kp_agg *agg,
 					 struct kp_input *in, unsigned flags,
 					 bool halves, struct kp_perf_events *evs);
@@ -128,10 +129,16 @@ conv_fuzz_run(const void *p, size_t n, unsigned flags, bool halves,
 	kp_meta_clear();
 	in = kp_input_open(path);
 	if ((kept = conv(agg, in, flags, halves, &evs)) != NULL) {
+		FILE *mem = open_memstream(&r.kp, &r.len);
+
 		agg = kept;
 		for (size_t i = 0; i < evs.n; i++)
 			r.samples += evs.v[i].samples;
-		r.kp = write_kp(agg, &r.len);
+		/* as perf2kp writes it: the text's stacks after agg's */
+		if (!mem)
+			abort();
+		kp_perf_write(mem, &evs, agg);
+		fclose(mem);
 		r.skipped = kp_skipped;
 	}
 	kp_input_close(in);

@@ -4,13 +4,16 @@
  *
  * The first byte picks the options; the rest is the input.  What is
  * checked is in conv_fuzz.h, and here: the input with CRLF line ends
- * converts to the same stacks, sample count and skipped lines.  perf2kp
- * reads a sample's frame lines as one cached block when they end in an
- * empty line, which CRLF text never has: the two runs compare the block
- * path with the line-by-line one.  A third run splits the input at a
- * sample header near its middle and reads the halves on two threads
- * (what perf2kp does with a big file): the same stacks, samples and
- * skipped lines again.
+ * converts to the same stacks, sample count and skipped lines (perf2kp
+ * reads a frame line it read before as its record, which a line ending
+ * in "\r" never is, and reads CRLF text, which has no empty line to cut
+ * it at, on one thread: the two runs compare those paths with the plain
+ * ones).  A third run reads the input on two threads in chunks of 64
+ * bytes (cut where a sample header follows an empty line, else at a
+ * line's end): the same stacks, samples and skipped lines again.  A
+ * fourth writes the stacks made kp_agg stacks first (kp_perf_flush, as
+ * before a perf.data is converted): the same bytes as perf2kp's own
+ * writer of the text's stacks.
  */
 #include "conv_fuzz.h"
 
@@ -38,12 +41,13 @@ convert(struct kp_agg *agg, struct kp_input *in, unsigned flags)
 	set_opts(&o, flags);
 	if (kp_perf_convert(agg, in, &o, &evs, &why) < 0)
 		rejected = true;
+	kp_perf_flush(&evs); /* the stacks, in agg to be read back */
 	kp_perf_events_free(&evs);
 	return rejected;
 }
 
-/* perf2kp's conversion of perf script text (conv_fuzz_run), split in
- * two halves at its middle where it can be if halves. */
+/* perf2kp's conversion of perf script text (conv_fuzz_run): on two
+ * threads, in chunks of 64 bytes, if halves. */
 static struct kp_agg *
 convert_events(struct kp_agg *agg, struct kp_input *in, unsigned flags,
 	       bool halves, struct kp_perf_events *evs)
@@ -53,8 +57,25 @@ convert_events(struct kp_agg *agg, struct kp_input *in, unsigned flags,
 
 	set_opts(&o, flags);
 	o.split_min = halves;
+	o.chunk = halves ? 64 : 0;
 	if (kp_perf_convert(agg, in, &o, evs, &why) < 0)
 		return NULL;
+	return kp_perf_pick(&o, evs, agg);
+}
+
+/* The same, its stacks made the events' kp_agg stacks before the pick. */
+static struct kp_agg *
+convert_flushed(struct kp_agg *agg, struct kp_input *in, unsigned flags,
+		bool halves, struct kp_perf_events *evs)
+{
+	struct kp_perf_opts o;
+	const char *why;
+
+	(void)halves;
+	set_opts(&o, flags);
+	if (kp_perf_convert(agg, in, &o, evs, &why) < 0)
+		return NULL;
+	kp_perf_flush(evs);
 	return kp_perf_pick(&o, evs, agg);
 }
 
@@ -63,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct conv_run a, b, c;
+	struct conv_run a, b, c, d;
 	uint8_t *crlf;
 	size_t i, n;
 
@@ -81,13 +102,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a = conv_fuzz_run(data + 1, size - 1, data[0], false, convert_events);
 	b = conv_fuzz_run(crlf, n, data[0], false, convert_events);
 	if (a.kp && b.kp && !conv_run_same(&a, &b))
-		abort(); /* the block path and the line path differ */
+		abort(); /* CRLF lines and plain ones differ */
 	c = conv_fuzz_run(data + 1, size - 1, data[0], true, convert_events);
 	if (!conv_run_same(&a, &c))
-		abort(); /* two halves on two threads and one differ */
+		abort(); /* chunks on two threads and one thread differ */
+	d = conv_fuzz_run(data + 1, size - 1, data[0], false, convert_flushed);
+	if (!conv_run_same(&a, &d))
+		abort(); /* the text's writer and kp_write_agg differ */
 	free(a.kp);
 	free(b.kp);
 	free(c.kp);
+	free(d.kp);
 	free(crlf);
 	return 0;
 }

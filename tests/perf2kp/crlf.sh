@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# perf2kp reads a sample's frame lines, up to the empty line that ends
-# the sample, as one block: a block seen before is looked up whole (and
-# the stack it made, under the same process frame, is counted again
-# without building it).  CRLF text has no empty line ("\r\n\r\n"), so it
-# is read line by line: the two must give the same bytes, exit status
-# and messages (line numbers included) for every perf input here and in
-# the corpus, under each option that changes what a block makes.
-# Also: a block cached under one process is not counted under another,
-# and weights are summed per sample, not per block.
+# perf2kp reads a frame line it has read before as that line's record,
+# looked up ahead of the line reader by the line's exact text up to its
+# "\n": a line ending in "\r\n" never is one, and is read by the line
+# reader and parsed (then found by its text without the "\r").  CRLF
+# text has no empty line ("\n\n") to cut it in chunks at, so it is read
+# on one thread too.  The two must give the same bytes, exit status and
+# messages (line numbers included) for every perf input here and in the
+# corpus, under each option that changes what a line makes.  Also: the
+# same frame lines under two processes are two stacks, and weights are
+# summed per sample.
 set -u
 C=$KP_CORPUS
 S=$KP_TOP/samples
@@ -42,15 +43,14 @@ for f in "${inputs[@]}"; do
 		sed -i "s|$f|FILE|" "$t/a.err"
 		n=$((n + 1))
 		if [ $sa -ne $sb ] || ! cmp -s "$t/a" "$t/b" || ! cmp -s "$t/a.err" "$t/b.err"; then
-			echo "FAILED: $f $opts: blocks and lines differ (exit $sa, $sb)"
+			echo "FAILED: $f $opts: LF and CRLF differ (exit $sa, $sb)"
 			diff "$t/a" "$t/b" | head -n 5
 			diff "$t/a.err" "$t/b.err" | head -n 5
 			fail=1
 		fi
 	done
 done
-# a real capture whose stacks are mostly distinct: blocks seen once,
-# cached on their second sighting, counted under many processes
+# a real capture whose stacks are mostly distinct, under many processes
 if [ -f "$S/perf-build-a-g.txt.xz" ]; then
 	xz -dc "$S/perf-build-a-g.txt.xz" > "$t/build"
 	sed 's/$/\r/' "$t/build" > "$t/crlf"
@@ -61,15 +61,13 @@ if [ -f "$S/perf-build-a-g.txt.xz" ]; then
 		perf2kp $opts "$t/crlf" > "$t/b" 2> "$t/b.err"; sb=$?
 		n=$((n + 1))
 		if [ $sa -ne 0 ] || [ $sb -ne 0 ] || ! cmp -s "$t/a" "$t/b"; then
-			echo "FAILED: perf-build-a-g $opts: blocks and lines differ (exit $sa, $sb)"
+			echo "FAILED: perf-build-a-g $opts: LF and CRLF differ (exit $sa, $sb)"
 			fail=1
 		fi
 	done
 fi
-# the cache is judged after 16384 blocks: kept where three in four were
-# hits (perf-dd-a-g, 589 samples, repeated 30 times), given up where
-# fewer were (perf-build-a-g above, mostly distinct): lines after the
-# judgement, an odd one among them, are read as before it
+# a capture whose stacks repeat (perf-dd-a-g, 589 samples, 30 times):
+# every line a record's after its first sighting, an odd one after them
 if [ -f "$S/perf-dd-a-g.txt" ]; then
 	for i in $(seq 30); do cat "$S/perf-dd-a-g.txt"; done > "$t/rep"
 	echo "not a header" >> "$t/rep"
@@ -82,7 +80,7 @@ if [ -f "$S/perf-dd-a-g.txt" ]; then
 	n=$((n + 1))
 	if [ $sa -ne 1 ] || [ $sb -ne 1 ] || ! cmp -s "$t/a" "$t/b" ||
 		! cmp -s "$t/a.err" "$t/b.err" || ! grep -q ':[0-9]*: not a sample header' "$t/a.err"; then
-		echo "FAILED: perf-dd-a-g x30: blocks and lines differ (exit $sa, $sb)"
+		echo "FAILED: perf-dd-a-g x30: LF and CRLF differ (exit $sa, $sb)"
 		cat "$t/a.err" "$t/b.err" | head -n 4
 		fail=1
 	fi
@@ -90,7 +88,7 @@ fi
 echo "$n conversions compared"
 [ $n -ge 100 ] || { echo "FAILED: only $n conversions"; fail=1; }
 
-# the same block under two processes, and weights per sample
+# the same frame lines under two processes, and weights per sample
 cat > "$t/two" << 'EOF'
 a 1 [000] 1.000001: 10 cpu-clock:
 	ffffffff81000010 f+0x10 ([kernel.kallsyms])
@@ -112,15 +110,15 @@ EOF
 perf2kp --comm --weight period "$t/two" | kp-fold > "$t/out"
 printf 'a;g;f 40\nb;g;f 60\n' > "$t/want"
 if cmp -s "$t/out" "$t/want"; then
-	echo "ok: a cached block counted under each process, weights per sample"
+	echo "ok: the same lines counted under each process, weights per sample"
 else
 	echo "FAILED: two processes:"; cat "$t/out"; fail=1
 fi
-# line numbers after cached blocks: the odd line is line 17
+# line numbers after lines read ahead: the odd line is line 17
 { cat "$t/two"; echo "not a header"; } > "$t/three"
 perf2kp "$t/three" > /dev/null 2> "$t/err"; st=$?
 if [ $st -eq 1 ] && grep -q "^perf2kp: $t/three:17: not a sample header" "$t/err"; then
-	echo "ok: the line after three cached blocks is named as line 17"
+	echo "ok: the line after four samples read ahead is named as line 17"
 else
 	echo "FAILED: exit $st, message: $(cat "$t/err")"; fail=1
 fi
