@@ -27,12 +27,10 @@ struct kp_agg {
 	size_t len, ocap;
 	uint64_t total;
 	bool total_ok;
-	/* kp_agg_adopt's agg, its stacks not yet added (see there) */
-	struct kp_agg *pend;
-	/* adopted aggs whose entries kp_agg_each put in the order: kept
+	/* aggs whose entries kp_agg_append_all put in the order: kept
 	 * until this one is freed (a list, through their own kept) */
 	struct kp_agg *kept;
-	bool stale; /* the index lacks those entries */
+	bool stale; /* the index lacks entries (kp_agg_append) */
 };
 
 static void settle(struct kp_agg *agg);
@@ -225,33 +223,6 @@ add_agg(struct kp_agg *agg, const struct kp_agg *src)
 	}
 }
 
-struct kp_stack *
-kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
-		 const struct kp_frame *const *frames, size_t n,
-		 uint64_t count)
-{
-	struct agg_ent *e;
-
-	(void)in;
-	settle(agg);
-	e = add(agg, frames, n, count);
-	return e ? &e->st : NULL;
-}
-
-void
-kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
-		 struct kp_stack *st, uint64_t count)
-{
-	(void)in;
-	if (st->count > UINT64_MAX - count) {
-		agg->total = UINT64_MAX;
-		agg->total_ok = false;
-		return;
-	}
-	st->count += count;
-	add_total(agg, count);
-}
-
 void
 kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
 	      size_t n, uint64_t count)
@@ -260,8 +231,7 @@ kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
 	struct agg_ent *e = kp_pool_alloc(&agg->pool, sizeof(*e) + keylen);
 	const struct kp_frame **copy;
 
-	if (agg->pend) /* (not the index: it is made when next needed) */
-		settle(agg);
+	/* (not the index: it is made when next needed) */
 	copy = (const struct kp_frame **)(void *)(e + 1);
 	memcpy(copy, frames, keylen);
 	e->st.frames = copy;
@@ -280,10 +250,6 @@ kp_agg_append(struct kp_agg *agg, const struct kp_frame *const *frames,
 void
 kp_agg_append_all(struct kp_agg *agg, struct kp_agg *src)
 {
-	if (agg->pend)
-		settle(agg);
-	if (src->pend)
-		settle(src);
 	if (agg->len + src->len > agg->ocap) {
 		agg->ocap = agg->len + src->len;
 		agg->order = kp_xrealloc(agg->order,
@@ -321,33 +287,22 @@ kp_agg_check_total(const struct kp_agg *agg, const char *name)
 		       strcmp(name, "-") ? name : "<stdin>");
 }
 
-/* An adopted agg's stacks added (the len and order asked for). */
-static void
-settle_pend(const struct kp_agg *agg)
-{
-	if (agg->pend)
-		settle((struct kp_agg *)agg);
-}
-
 size_t
 kp_agg_len(const struct kp_agg *agg)
 {
-	settle_pend(agg);
 	return agg->len;
 }
 
 const struct kp_stack *
 kp_agg_get(const struct kp_agg *agg, size_t i)
 {
-	settle_pend(agg);
 	return &agg->order[i]->st;
 }
 
 uint64_t
 kp_agg_total(const struct kp_agg *agg)
 {
-	/* kp_agg_adopt made sure that this does not overflow */
-	return agg->total + (agg->pend ? agg->pend->total : 0);
+	return agg->total;
 }
 
 bool
@@ -492,7 +447,6 @@ kp_agg_free(struct kp_agg *agg)
 {
 	if (!agg)
 		return;
-	kp_agg_free(agg->pend);
 	kp_agg_free(agg->kept);
 	kp_slots_free(&agg->index);
 	kp_pool_free(&agg->pool);
@@ -500,24 +454,7 @@ kp_agg_free(struct kp_agg *agg)
 	free(agg);
 }
 
-/* ---- adopted aggs: the two halves of a converter, joined as written ----
- *
- * kp_agg_add_agg copies src's stacks into agg: each of src's stacks is
- * looked up in agg's index, and added to agg's pool, index and order if
- * new.  A converter's two halves are joined so just before they are
- * written, and while that is done the filter the output goes to (kp-
- * inclusive) waits, and both copies are in memory.  An adopted agg is
- * joined as it is written instead (kp_agg_each): each of agg's stacks
- * is looked up in src's index, its count added, and src's stacks that
- * were not found follow, src's own entries put in agg's order, not
- * copied (perf2kp's pipeline into kp-inclusive on the check capture
- * took 0.983 of the time).  Every other use of agg joins them first as
- * kp_agg_add_agg does (settle).
- */
-
-#define TAKEN ((size_t)1 << (sizeof(size_t) * 8 - 1)) /* in an st.n */
-
-/* The index of agg's order rebuilt (kp_agg_each left it stale). */
+/* The index of agg's order rebuilt (kp_agg_append left it stale). */
 static void
 reindex(struct kp_agg *agg)
 {
@@ -538,89 +475,16 @@ reindex(struct kp_agg *agg)
 static void
 settle(struct kp_agg *agg)
 {
-	struct kp_agg *src = agg->pend;
-
 	if (agg->stale)
 		reindex(agg);
-	if (src) {
-		agg->pend = NULL;
-		add_agg(agg, src);
-		kp_agg_free(src);
-	}
-}
-
-void
-kp_agg_adopt(struct kp_agg *agg, struct kp_agg *src)
-{
-	settle(agg);
-	settle(src);
-	/* a total past 2^64 is added stack by stack, where it overflows */
-	if (src->len == 0 || !agg->total_ok || !src->total_ok ||
-	    agg->total > UINT64_MAX - src->total) {
-		add_agg(agg, src);
-		kp_agg_free(src);
-		return;
-	}
-	agg->pend = src;
 }
 
 void
 kp_agg_each(struct kp_agg *agg,
 	    void (*fn)(void *arg, const struct kp_stack *st), void *arg)
 {
-	struct kp_agg *src = agg->pend;
-	struct agg_ent *e, *s;
-	uint64_t h[3];
-	size_t i, n = agg->len;
+	size_t i;
 
-	if (!src) {
-		for (i = 0; i < n; i++)
-			fn(arg, &agg->order[i]->st);
-		return;
-	}
-	agg->pend = NULL;
-	/* agg's stacks, each looked up two after its hash is taken and its
-	 * slot fetched, one after its entry is (as add_agg adds them) */
-	for (i = 0; i < n + 2; i++) {
-		if (i < n) {
-			e = agg->order[i];
-			h[i % 3] = kp_hash(e->st.frames,
-					   e->st.n * sizeof(*e->st.frames));
-			hint_slot(src, h[i % 3]);
-		}
-		if (i >= 1 && i - 1 < n)
-			hint_entry(src, h[(i - 1) % 3]);
-		if (i >= 2) {
-			e = agg->order[i - 2];
-			s = find(src, e->st.frames, e->st.n,
-				 h[(i - 2) % 3], NULL);
-			if (s) {
-				e->st.count += s->st.count;
-				s->st.n |= TAKEN;
-			}
-			fn(arg, &e->st);
-		}
-	}
-	/* then src's that agg did not have, in src's order */
-	if (agg->len + src->len > agg->ocap) {
-		agg->ocap = agg->len + src->len;
-		agg->order = kp_xrealloc(agg->order,
-					 agg->ocap * sizeof(*agg->order));
-	}
-	for (i = 0; i < src->len; i++) {
-		s = src->order[i];
-		if (s->st.n & TAKEN)
-			continue;
-		agg->order[agg->len++] = s;
-		fn(arg, &s->st);
-	}
-	agg->total += src->total;
-	/* src's entries are agg's now: its pool is kept, the rest freed */
-	kp_slots_free(&src->index);
-	free(src->order);
-	src->order = NULL;
-	src->len = src->ocap = 0;
-	src->kept = agg->kept;
-	agg->kept = src;
-	agg->stale = true;
+	for (i = 0; i < agg->len; i++)
+		fn(arg, &agg->order[i]->st);
 }

@@ -64,29 +64,9 @@ void kp_agg_late_free(struct kp_agg_late *l);
 /* Every stack of src added to agg, in src's order (a converter's second
  * thread's stacks after its first's). */
 void kp_agg_add_agg(struct kp_agg *agg, const struct kp_agg *src);
-/*
- * kp_agg_add_agg, src freed, done as agg is written: kp_agg_each gives
- * the stacks of both in the order kp_agg_add_agg gives them, adding
- * src's to agg as it goes, without copying src's stacks or holding up
- * the writer; any other use of agg adds them first.  agg owns src.
- */
-void kp_agg_adopt(struct kp_agg *agg, struct kp_agg *src);
-/* Each stack of agg, in order, to fn (an adopted agg's joined as it goes:
- * kp_agg_adopt). */
+/* Each stack of agg, in order, to fn. */
 void kp_agg_each(struct kp_agg *agg,
 		 void (*fn)(void *arg, const struct kp_stack *st), void *arg);
-/*
- * kp_agg_add_or_skip, returning the stack's entry (NULL if skipped): a
- * handle that stays valid, so that a caller which knows the same stack
- * comes again (a converter's cached block) adds to it with
- * kp_agg_add_again, without hashing the frames.
- */
-struct kp_stack *kp_agg_add_entry(struct kp_agg *agg, struct kp_input *in,
-				  const struct kp_frame *const *frames,
-				  size_t n, uint64_t count);
-/* Add count to an entry of agg's; on overflow, as above. */
-void kp_agg_add_again(struct kp_agg *agg, struct kp_input *in,
-		      struct kp_stack *st, uint64_t count);
 /* Distinct stacks, in order of first appearance. */
 size_t kp_agg_len(const struct kp_agg *agg);
 const struct kp_stack *kp_agg_get(const struct kp_agg *agg, size_t i);

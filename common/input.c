@@ -12,7 +12,7 @@
 #define KP_MAX_LINE (256u << 20)
 #define KP_SHOW_SKIPS 5
 
-/* A skipped line of a split-off part, said when the parts are joined. */
+/* A skipped line of a part (kp_input_mem), said when the parts are joined. */
 struct note {
 	unsigned long line;
 	char *msg;
@@ -29,16 +29,11 @@ struct kp_input {
 	bool partial; /* the last line returned had no newline */
 	unsigned long lineno;
 	unsigned long nskip; /* kp_input_skip calls */
-	/* kp_input_split: the file offset of the next read, where reading
-	 * stops, bytes read; a part reads by pread on its parent's fd
-	 * (shared), and keeps its skipped lines (notes) for the join */
-	uint64_t pos, limit, nread;
-	bool part;
-	uint64_t part_from, part_at; /* the parent's lines: [from, at) */
+	/* a part (kp_input_mem): it keeps its skipped lines (notes) for the
+	 * join; its buffer is the caller's, and with ro is not written */
+	bool part, ro;
 	struct note *notes;
 	size_t nnotes;
-	bool borrowed; /* buf is the caller's (kp_input_mem) */
-	bool ro;       /* and not to be written: lines not NUL-ended */
 };
 
 struct kp_input *
@@ -62,7 +57,6 @@ kp_input_open(const char *path)
 	}
 	in->cap = KP_INPUT_BUF;
 	in->buf = kp_xmalloc(in->cap + 1);
-	in->limit = UINT64_MAX;
 	return in;
 }
 
@@ -91,14 +85,7 @@ fill(struct kp_input *in)
 		in->buf = kp_xrealloc(in->buf, in->cap + 1);
 	}
 	for (;;) {
-		size_t want = in->cap - in->end;
-
-		if (in->limit - in->pos < want)
-			want = (size_t)(in->limit - in->pos);
-		n = want == 0 ? 0
-		    : in->part ? pread(in->fd, in->buf + in->end, want,
-				       (off_t)in->pos)
-			       : read(in->fd, in->buf + in->end, want);
+		n = read(in->fd, in->buf + in->end, in->cap - in->end);
 		if (n >= 0)
 			break;
 		if (errno != EINTR)
@@ -109,8 +96,6 @@ fill(struct kp_input *in)
 		return false;
 	}
 	in->end += (size_t)n;
-	in->pos += (uint64_t)n;
-	in->nread += (uint64_t)n;
 	return true;
 }
 
@@ -242,38 +227,13 @@ kp_input_skip(struct kp_input *in, const char *fmt, ...)
 	}
 }
 
-/* The lines of a part's parent before the part (a fatal message's line). */
-static unsigned long
-lines_before(const struct kp_input *in)
-{
-	char buf[1 << 16];
-	uint64_t off = in->part_from;
-	unsigned long n = 0;
-	ssize_t got;
-	size_t want;
-
-	while (off < in->part_at) {
-		want = in->part_at - off < sizeof(buf) ? (size_t)(in->part_at - off)
-						       : sizeof(buf);
-		got = pread(in->fd, buf, want, (off_t)off);
-		if (got <= 0)
-			break;
-		for (const char *p = buf;
-		     (p = memchr(p, '\n', (size_t)(buf + got - p))) != NULL; p++)
-			n++;
-		off += (uint64_t)got;
-	}
-	return n;
-}
-
 void
 kp_input_die(struct kp_input *in, const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "%s: %s:%lu: ", kp_progname, in->name,
-		in->lineno + (in->part ? lines_before(in) : 0));
+	fprintf(stderr, "%s: %s:%lu: ", kp_progname, in->name, in->lineno);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -293,7 +253,7 @@ kp_input_close(struct kp_input *in)
 	for (i = 0; i < in->nnotes; i++)
 		free(in->notes[i].msg);
 	free(in->notes);
-	if (!in->borrowed)
+	if (!in->part)
 		free(in->buf);
 	free(in->name);
 	free(in);
@@ -311,8 +271,7 @@ kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size)
 	struct stat st;
 	off_t cur;
 
-	if (in->part || in->limit != UINT64_MAX ||
-	    fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (in->part || fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (cur = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
 	    (uint64_t)st.st_size < (uint64_t)cur ||
 	    (uint64_t)cur < in->end - in->start)
@@ -320,35 +279,6 @@ kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size)
 	*at = (uint64_t)cur - (in->end - in->start);
 	*size = (uint64_t)st.st_size;
 	return true;
-}
-
-struct kp_input *
-kp_input_split(struct kp_input *in, uint64_t at)
-{
-	struct kp_input *part;
-	uint64_t first, cur, size;
-
-	if (!kp_input_unread(in, &first, &size) || at < first || at > size)
-		return NULL;
-	cur = first + (in->end - in->start); /* the next read's */
-	if (at <= cur) {
-		/* in ends inside its buffer */
-		in->end -= (size_t)(cur - at);
-		in->eof = true;
-	}
-	in->pos = cur;
-	in->limit = at;
-	part = kp_xcalloc(1, sizeof(*part));
-	part->fd = in->fd;
-	part->name = kp_xstrdup(in->name);
-	part->cap = KP_INPUT_BUF;
-	part->buf = kp_xmalloc(part->cap + 1);
-	part->part = true;
-	part->pos = at;
-	part->limit = UINT64_MAX;
-	part->part_from = cur - in->nread; /* where in began */
-	part->part_at = at;
-	return part;
 }
 
 struct kp_input *
@@ -364,8 +294,6 @@ kp_input_mem(const struct kp_input *in, char *buf, size_t len, bool ro)
 	part->end = len;
 	part->eof = true;
 	part->part = true;
-	part->borrowed = true;
-	part->limit = UINT64_MAX;
 	return part;
 }
 

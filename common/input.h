@@ -61,34 +61,31 @@ void kp_input_close(struct kp_input *in);
 unsigned long kp_input_skips(const struct kp_input *in);
 
 /*
- * Two threads on one regular file.  kp_input_unread: in is a regular file
- * not yet split, its first unread byte (buffered or not) at file offset
- * *at of *size bytes; false otherwise.  kp_input_split: in ends at file
- * offset at (>= *at), and the input returned reads from at
- * to the end with pread(2) on in's descriptor, so that another thread
- * reads it at the same time; NULL if in cannot be split there.  A part's
- * line numbers count from at, and its skipped lines are kept, not said
- * (nor counted in kp_skipped); a fatal message (kp_input_die) names the
- * line in the whole file.  kp_input_join, once in is read to its end:
- * says and counts part's skipped lines, in order, with their lines in
- * the whole file, continues in's line count through part's, and closes
- * part.  The two inputs share nothing else: each is used by one thread.
+ * kp_input_unread: in is a regular file (not a part), its first unread
+ * byte (buffered or not) at file offset *at of *size bytes (to map it);
+ * false otherwise.
  */
 bool kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size);
 /*
- * A part of in that another thread read already: the bytes buf[0..len)
+ * A part of in, read by one of several threads: the bytes buf[0..len)
  * (the caller's, not copied or freed: it keeps them until the part is
  * joined), the lines that follow in's (or another such part's) in the
- * whole input.  Its lines are read as a split part's (its skipped lines
- * kept for kp_input_join, which must join the parts in their order); a
- * last line without a newline is the input's.  buf[len] must be
+ * whole input.  Its line numbers count from its start, and its skipped
+ * lines are kept, not said (nor counted in kp_skipped), for
+ * kp_input_join, which must join the parts in their order; a fatal
+ * message (kp_input_die) is not for a part, which cannot name its line
+ * in the whole input.  A last line without a newline is the input's.  buf[len] must be
  * writable (kp_input_getline ends each line with a NUL where its
  * newline was), unless ro: then nothing is written, and the lines
  * kp_input_getline gives are not NUL-ended (a file's mapping).
  */
 struct kp_input *kp_input_mem(const struct kp_input *in, char *buf,
 			      size_t len, bool ro);
-struct kp_input *kp_input_split(struct kp_input *in, uint64_t at);
+/*
+ * Once in is read up to part: part's skipped lines said and counted, in
+ * order, with their lines in the whole input; in's line count continued
+ * through part's; part closed.
+ */
 void kp_input_join(struct kp_input *in, struct kp_input *part);
 
 #endif /* KP_INPUT_H */

@@ -312,9 +312,8 @@ mix(uint64_t a, uint64_t b)
 /*
  * A hash of a line (or a name) of its first 32 bytes and its last 16
  * (frame lines differ in their address at the start and in their module
- * at the end, as kp_hash_line has it), and its length.  Every frame line
- * is hashed, so this is kp_hash_line's idea in a few multiplies inline;
- * its tag is the top 32 bits.
+ * at the end), and its length, in a few multiplies inline; its tag is
+ * the top 32 bits.
  */
 static inline uint64_t
 line_hash(const char *s, size_t len)

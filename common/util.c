@@ -363,15 +363,6 @@ kp_hash(const void *p, size_t len)
 	return mix(a ^ 0xe7037ed1a0b428dbull, b ^ h ^ 0x8ebc6af09c88c6e3ull);
 }
 
-uint64_t
-kp_hash_line(const char *s, size_t len)
-{
-	if (len <= 48)
-		return kp_hash(s, len);
-	return kp_hash(s, 32) ^
-	       (kp_hash(s + len - 16, 16) * 0x9e3779b97f4a7c15ull) ^ len;
-}
-
 /*
  * A pipe's end for its reader now, not when this process exits: the
  * next filter reads the end of its input while this one frees its

@@ -150,12 +150,6 @@ double kp_arg_double(const char *opt, const char *arg);
 
 /* 64-bit hash of a byte string (fast, not cryptographic). */
 uint64_t kp_hash(const void *p, size_t len);
-/*
- * A hash of a text line by its ends: the first 32 bytes, the last 16 and
- * the length (frame lines differ in their address at the start and in
- * their module at the end).  For caches that memcmp the whole line.
- */
-uint64_t kp_hash_line(const char *s, size_t len);
 
 /*
  * The number of input lines skipped so far across all inputs, and the

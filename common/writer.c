@@ -349,7 +349,6 @@ void
 kp_write_agg(FILE *out, struct kp_agg *agg)
 {
 	kp_write_meta(out);
-	/* an adopted agg joined as it is written (kp_agg_adopt) */
 	kp_agg_each(agg, write_one, out);
 	kp_write_end(out);
 }

@@ -522,38 +522,6 @@ test_write_repeats(void)
 	free(want);
 }
 
-/* kp_agg_add_entry / kp_agg_add_again: the handle counts the same stack */
-static void
-test_agg_entry(void)
-{
-	struct kp_agg *agg = kp_agg_new();
-	const struct kp_frame *a[2] = {
-		kp_frame_make(0x10, KP_F_ADDR, "a", "kernel"),
-		kp_frame_make(0x20, KP_F_ADDR, "b", "kernel"),
-	};
-	struct kp_stack *st;
-	unsigned long skipped = kp_skipped;
-	bool quiet = kp_quiet;
-
-	kp_quiet = true;
-	st = kp_agg_add_entry(agg, NULL, a, 2, 3);
-	CHECK(st != NULL && st->count == 3 && st->n == 2);
-	kp_agg_add_again(agg, NULL, st, 4);
-	CHECK(st->count == 7 && kp_agg_total(agg) == 7);
-	CHECK(kp_agg_add_entry(agg, NULL, a, 2, 1) == st && st->count == 8);
-	CHECK(kp_agg_len(agg) == 1 && kp_agg_get(agg, 0) == st);
-	/* an overflow is not added, the count unchanged, and it puts the
-	 * total past 2^64, which the caller finds fatal (kp(5)) */
-	kp_agg_add_again(agg, NULL, st, UINT64_MAX);
-	CHECK(st->count == 8 && kp_skipped == skipped);
-	CHECK(!kp_agg_total_ok(agg) && kp_agg_total(agg) == UINT64_MAX);
-	CHECK(kp_agg_add_entry(agg, NULL, a, 2, UINT64_MAX) == NULL);
-	CHECK(st->count == 8 && !kp_agg_total_ok(agg));
-	kp_skipped = skipped;
-	kp_quiet = quiet;
-	kp_agg_free(agg);
-}
-
 /* Whether t holds p under hash h, found by probing from its home. */
 static bool
 slots_hold(const struct kp_slots *t, uint64_t h, const void *p)
@@ -641,120 +609,17 @@ test_agg_add_agg(void)
 	kp_agg_free(b);
 }
 
-/* kp_agg_each's stacks, with their counts */
-struct seen {
-	const struct kp_frame *f[4000];
-	uint64_t count[4000];
-	size_t n;
-};
-
-static void
-see(void *arg, const struct kp_stack *st)
-{
-	struct seen *s = arg;
-
-	if (s->n < 4000 && st->n == 1) {
-		s->f[s->n] = st->frames[0];
-		s->count[s->n] = st->count;
-	}
-	s->n++;
-}
-
-/*
- * kp_agg_adopt: kp_agg_each gives what kp_agg_add_agg would have made,
- * in its order; afterwards the agg is whole (added to, looked up); and
- * any other use joins them first.
- */
-static void
-test_agg_adopt(void)
-{
-	static struct seen s;
-	const struct kp_frame *f[4000][1];
-	struct kp_agg *a, *b;
-	size_t i, k;
-
-	for (i = 0; i < 4000; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "adopt%zu", i);
-		f[i][0] = kp_frame_make(0, 0, name, NULL);
-	}
-	for (k = 0; k < 2; k++) {
-		/* a: 0..1999 counted 1; b: 3999..1000 counted 2 */
-		a = kp_agg_new();
-		b = kp_agg_new();
-		for (i = 0; i < 2000; i++)
-			CHECK(kp_agg_add(a, f[i], 1, 1) == 0);
-		for (i = 4000; i-- > 1000;)
-			CHECK(kp_agg_add(b, f[i], 1, 2) == 0);
-		kp_agg_adopt(a, b); /* a owns b */
-		CHECK(kp_agg_total(a) == 2000 + 3000 * 2 && kp_agg_total_ok(a));
-		if (k == 0) {
-			memset(&s, 0, sizeof(s));
-			kp_agg_each(a, see, &s);
-		} else {
-			/* joined by kp_agg_len, as kp_agg_add_agg joins */
-			CHECK(kp_agg_len(a) == 4000);
-			memset(&s, 0, sizeof(s));
-			kp_agg_each(a, see, &s);
-		}
-		CHECK(s.n == 4000);
-		for (i = 0; i < 2000; i++)
-			CHECK(s.f[i] == f[i][0] &&
-			      s.count[i] == (i >= 1000 ? 3u : 1u));
-		for (i = 2000; i < 4000; i++)
-			CHECK(s.f[i] == f[5999 - i][0] && s.count[i] == 2);
-		/* the order and the index are whole after it */
-		CHECK(kp_agg_len(a) == 4000 &&
-		      kp_agg_total(a) == 2000 + 3000 * 2);
-		CHECK(kp_agg_get(a, 3999)->frames[0] == f[2000][0]);
-		CHECK(kp_agg_add(a, f[3000], 1, 5) == 0); /* b's, found */
-		CHECK(kp_agg_len(a) == 4000);
-		CHECK(kp_agg_get(a, 2999)->frames[0] == f[3000][0] &&
-		      kp_agg_get(a, 2999)->count == 7);
-		CHECK(kp_agg_add(a, f[1500], 1, 1) == 0); /* both's */
-		CHECK(kp_agg_get(a, 1500)->count == 4 && kp_agg_len(a) == 4000);
-		kp_agg_free(a);
-	}
-	/* an empty one, or one whose total would overflow, is added now */
-	a = kp_agg_new();
-	b = kp_agg_new();
-	CHECK(kp_agg_add(a, f[0], 1, UINT64_MAX - 1) == 0);
-	kp_agg_adopt(a, b);
-	CHECK(kp_agg_len(a) == 1 && kp_agg_total_ok(a));
-	b = kp_agg_new();
-	CHECK(kp_agg_add(b, f[0], 1, 2) == 0);
-	kp_agg_adopt(a, b);
-	CHECK(!kp_agg_total_ok(a) && kp_agg_get(a, 0)->count == UINT64_MAX - 1);
-	kp_agg_free(a);
-	/* two adopted in turn: the first joined before the second waits */
-	a = kp_agg_new();
-	CHECK(kp_agg_add(a, f[0], 1, 1) == 0);
-	b = kp_agg_new();
-	CHECK(kp_agg_add(b, f[1], 1, 1) == 0);
-	kp_agg_adopt(a, b);
-	b = kp_agg_new();
-	CHECK(kp_agg_add(b, f[0], 1, 1) == 0 && kp_agg_add(b, f[2], 1, 1) == 0);
-	kp_agg_adopt(a, b);
-	memset(&s, 0, sizeof(s));
-	kp_agg_each(a, see, &s);
-	CHECK(s.n == 3 && s.f[0] == f[0][0] && s.count[0] == 2 &&
-	      s.f[1] == f[1][0] && s.f[2] == f[2][0]);
-	kp_agg_free(a);
-}
-
 /*
  * kp_agg_late_add: stacks of several lengths into two aggs, in turn,
  * with repeats, give each agg what kp_agg_add gives, in its order, once
  * kp_agg_late_end is called; before it the last two are not added.
- * An adopted agg is joined before a late stack is added to it.
  */
 static void
 test_agg_late(void)
 {
 	const struct kp_frame *f[300];
 	struct kp_agg_late late;
-	struct kp_agg *want[2], *got[2], *a, *b;
+	struct kp_agg *want[2], *got[2];
 	const struct kp_stack *x, *y;
 	size_t i, k, n;
 
@@ -804,20 +669,6 @@ test_agg_late(void)
 		kp_agg_free(want[k]);
 		kp_agg_free(got[k]);
 	}
-	/* into an agg that adopted another: that one's stacks come first */
-	a = kp_agg_new();
-	b = kp_agg_new();
-	CHECK(kp_agg_add(a, f, 1, 1) == 0 && kp_agg_add(b, f + 1, 1, 1) == 0);
-	kp_agg_adopt(a, b);
-	kp_agg_late_add(&late, a, f + 2, 1, 1);
-	kp_agg_late_add(&late, a, f + 1, 1, 4);
-	kp_agg_late_add(&late, a, f + 3, 1, 1); /* f + 2 added here */
-	kp_agg_late_end(&late);
-	CHECK(kp_agg_len(a) == 4 && kp_agg_get(a, 1)->frames[0] == f[1] &&
-	      kp_agg_get(a, 1)->count == 5 &&
-	      kp_agg_get(a, 2)->frames[0] == f[2] &&
-	      kp_agg_get(a, 3)->frames[0] == f[3]);
-	kp_agg_free(a);
 	kp_agg_late_free(&late);
 	CHECK(late.given == 0 && late.added == 0 && late.q[0].frames == NULL);
 }
@@ -936,11 +787,9 @@ main(void)
 	test_frame_name();
 	test_quoted_round_trip();
 	test_write_repeats();
-	test_agg_entry();
 	test_slots();
 	test_slots_reserve_n();
 	test_agg_add_agg();
-	test_agg_adopt();
 	test_agg_late();
 	test_pool();
 	test_input_buffered();
