@@ -27,7 +27,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,10 +41,13 @@
 
 #define MAX_EVENTS KP_ID_EVENTS /* distinct events in the input */
 #define CHUNK (512u << 10)  /* the bytes a chunk aims at */
-#define RING 64	    /* frame lines read ahead: a power of two */
+#define RING 128	    /* frame lines read ahead: a power of two */
+#ifndef SLOT_AHEAD
 #define SLOT_AHEAD 32	    /* their table slots fetched that many ahead */
+#endif
+#ifndef REC_AHEAD
 #define REC_AHEAD 16	    /* their first records that many ahead */
-#define TMPL_AHEAD 6	    /* those records' templates that many */
+#endif
 #define PROC_CACHE 256	    /* process frames by name: a power of two */
 #define BUF_PAD 64	    /* bytes readable after a chunk's */
 #define MAX_LINE (256u << 20) /* a longer line is fatal */
@@ -204,17 +206,13 @@ struct worker {
 	/* the chunk's bytes, read for this thread */
 	char *buf;
 	size_t bufcap;
-	void *mapped; /* or mapped for it, mlen bytes */
-	size_t mlen;
-	char *mapbase; /* the chunk's first byte there */
 	/* the frame lines read ahead of the line reader (see ahead) */
 	struct ahead {
 		const char *line, *p, *e; /* its start, address's end, end */
 		uint64_t addr, h;
 		uint32_t rec; /* the first record under h, or KP_ID_NONE */
 	} ring[RING];
-	/* entries; those whose records, templates were fetched */
-	unsigned head, tail, recd, tmpld;
+	unsigned head, tail, recd; /* entries; those with records fetched */
 	const char *scan, *cend;   /* where reading ahead goes on; the end */
 	/* the cache of a sample's frame lines at once (see blocks) */
 	struct kp_slots blocks;
@@ -1901,8 +1899,6 @@ read_ahead(struct worker *w, const char *cur)
 		w->scan = cur;
 	if (w->recd < w->head)
 		w->recd = w->head;
-	if (w->tmpld < w->head)
-		w->tmpld = w->head;
 	while (w->tail - w->head < SLOT_AHEAD && w->scan < w->cend) {
 		p = w->scan;
 		if (!(nl = nl_at(p, w->cend))) {
@@ -1929,16 +1925,6 @@ read_ahead(struct worker *w, const char *cur)
 		a->rec = kp_ctab_next(&it, &id) ? id : KP_ID_NONE;
 		if (a->rec != KP_ID_NONE)
 			__builtin_prefetch(kp_id_rec(w->T->ids, id));
-	}
-	for (; w->tmpld < w->recd && w->tmpld - w->head < TMPL_AHEAD;
-	     w->tmpld++) {
-		a = &w->ring[w->tmpld % RING];
-		if (a->rec != KP_ID_NONE) {
-			uint32_t key = kp_id_rec(w->T->ids, a->rec)->key;
-
-			if (key != KP_ID_NONE)
-				__builtin_prefetch(tmpl_at(w->T, key));
-		}
 	}
 }
 
@@ -2116,10 +2102,6 @@ struct feed {
 	struct worker *w[2];
 	int nw;	     /* threads that may read (1 or 2) */
 	bool shared; /* the second was started */
-	/* a regular file is mapped a chunk at a time, not read (see
-	 * feed_map): its next byte to hand out, its size then */
-	bool map;
-	uint64_t off, fsize;
 };
 
 /* [s, e) is a line perf_line reads as a sample header. */
@@ -2175,81 +2157,6 @@ feed_read(struct feed *F, char *buf, size_t *len, size_t cap)
 	}
 }
 
-/*
- * A regular file's chunk is its mapping, not a copy: read(2) took a
- * fifth of the time on a capture whose samples repeat.  The chunk is
- * cut in the window mapped as the copy is, but BUF_PAD bytes before the
- * window's end (what hex_at and nl_at may read after it); a window is
- * never mapped past the file's end, so the end of the file is read as
- * a copy (feed_map gives up and the read(2) path goes on where it
- * stopped).  A file made shorter while mapped is fatal (SIGBUS).
- */
-static const char *map_name; /* the file mapped, for the SIGBUS message */
-
-static void
-on_sigbus(int sig)
-{
-	static const char a[] = ": ", b[] = ": the file got shorter while "
-					    "it was read\n";
-
-	(void)sig;
-	if (write(2, kp_progname, strlen(kp_progname)) < 0 ||
-	    write(2, a, 2) < 0 ||
-	    write(2, map_name ? map_name : "?",
-		  strlen(map_name ? map_name : "?")) < 0 ||
-	    write(2, b, sizeof(b) - 1) < 0)
-		_exit(KP_EXIT_FATAL);
-	_exit(KP_EXIT_FATAL);
-}
-
-/* w's chunk mapped, or false to read the rest (called under F->mu). */
-static bool
-feed_map(struct feed *F, struct worker *w, size_t *cut, bool *cut_short)
-{
-	const size_t page = 4096;
-	uint64_t start = F->off & ~(uint64_t)(page - 1), end;
-	size_t span = F->size, lead = (size_t)(F->off - start), c;
-	const char *p, *nl;
-	char *m;
-
-	for (;;) {
-		end = F->off + span;
-		if (end + BUF_PAD >= F->fsize)
-			break; /* the file's end: read */
-		m = mmap(NULL, (size_t)(end - start), PROT_READ, MAP_PRIVATE,
-			 F->fd, (off_t)start);
-		if (m == MAP_FAILED)
-			break;
-		(void)madvise(m, (size_t)(end - start), MADV_WILLNEED);
-		p = m + lead;
-		/* a place to cut, the window's last BUF_PAD bytes after it */
-		if ((c = last_boundary(p, span - BUF_PAD)) > 0) {
-			*cut_short = false;
-		} else if ((nl = memrchr(p, '\n', span - BUF_PAD)) != NULL) {
-			c = (size_t)(nl + 1 - p);
-			*cut_short = true;
-		} else {
-			/* not one whole line: a larger window */
-			munmap(m, (size_t)(end - start));
-			if (span > MAX_LINE)
-				break; /* the copy says it is too long */
-			span *= 2;
-			continue;
-		}
-		w->mapped = m;
-		w->mlen = (size_t)(end - start);
-		w->mapbase = m + lead;
-		*cut = c;
-		F->off += c;
-		return true;
-	}
-	/* the rest read as a copy, from where the mapping stopped */
-	F->map = false;
-	if (lseek(F->fd, (off_t)F->off, SEEK_SET) < 0)
-		kp_die("cannot read %s:", kp_input_name(F->in));
-	return false;
-}
-
 static void *worker_main(void *arg);
 
 /*
@@ -2262,10 +2169,6 @@ feed_next(struct feed *F, struct worker *w)
 	size_t len, cut, cap;
 	bool fresh, cut_short = false, last = false;
 
-	if (w->mapped) {
-		munmap(w->mapped, w->mlen);
-		w->mapped = NULL;
-	}
 	pthread_mutex_lock(&F->mu);
 	while (F->owner >= 0 && F->owner != w->lane)
 		pthread_cond_wait(&F->cv, &F->mu);
@@ -2274,8 +2177,6 @@ feed_next(struct feed *F, struct worker *w)
 		return false;
 	}
 	fresh = F->owner < 0;
-	if (F->map && feed_map(F, w, &cut, &cut_short))
-		goto handed;
 	cap = F->size > F->ncarry ? F->size : F->ncarry;
 	if (w->bufcap < cap + BUF_PAD) {
 		free(w->buf);
@@ -2326,7 +2227,6 @@ feed_next(struct feed *F, struct worker *w)
 	}
 	memcpy(F->carry, w->buf + cut, len - cut);
 	F->ncarry = len - cut;
-handed:
 	F->owner = cut_short ? w->lane : -1;
 	w->seq = F->seq++;
 	F->busy++;
@@ -2343,14 +2243,10 @@ handed:
 	}
 	pthread_cond_broadcast(&F->cv);
 	pthread_mutex_unlock(&F->mu);
-	{
-		char *b = w->mapped ? w->mapbase : w->buf;
-
-		w->in = kp_input_mem(F->in, b, cut, w->mapped != NULL);
-		w->head = w->tail = w->recd = w->tmpld = 0;
-		w->scan = b;
-		w->cend = b + cut;
-	}
+	w->in = kp_input_mem(F->in, w->buf, cut);
+	w->head = w->tail = w->recd = 0;
+	w->scan = w->buf;
+	w->cend = w->buf + cut;
 	w->nsample = 0;
 	w->last = last;
 	if (fresh) {
@@ -2547,7 +2443,6 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		const char **why)
 {
 	struct kp_perf_text *T;
-	struct sigaction old_bus;
 	struct worker w[2];
 	struct feed F;
 	const char *p;
@@ -2567,25 +2462,12 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	F.fd = kp_input_fd(in);
 	F.owner = -1;
 	F.seq = T->seq;
-	/* what the kind check read first: mapped again (a regular file),
-	 * or the first bytes to hand out */
+	/* what the kind check read first */
 	n = kp_input_buffered(in, &p);
-	F.map = kp_input_unread(in, &F.off, &F.fsize);
 	F.carry = kp_xmalloc(n + 1);
-	if (!F.map) {
-		memcpy(F.carry, p, n);
-		F.ncarry = F.carrycap = n;
-	}
+	memcpy(F.carry, p, n);
+	F.ncarry = F.carrycap = n;
 	kp_input_consume(in, n, 0);
-	if (F.map) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_sigbus;
-		sigemptyset(&sa.sa_mask);
-		map_name = kp_input_name(in);
-		sigaction(SIGBUS, &sa, &old_bus);
-	}
 	F.size = o->chunk ? o->chunk : CHUNK;
 	F.nw = o->split_min && (o->split_min == 1 || kp_cpus() > 1) ? 2 : 1;
 	memset(w, 0, sizeof(w));
@@ -2611,10 +2493,6 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 		T->tmpls.shared = false;
 	}
 	kp_ctab_reclaim();
-	if (F.map || map_name) {
-		sigaction(SIGBUS, &old_bus, NULL);
-		map_name = NULL;
-	}
 	sync_events(T, w, 2, evs, o, agg);
 	for (k = 0; k < 2; k++) {
 		blocks_free(&w[k]);

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input.h"
@@ -30,8 +29,8 @@ struct kp_input {
 	unsigned long lineno;
 	unsigned long nskip; /* kp_input_skip calls */
 	/* a part (kp_input_mem): it keeps its skipped lines (notes) for the
-	 * join; its buffer is the caller's, and with ro is not written */
-	bool part, ro;
+	 * join; its buffer is the caller's */
+	bool part;
 	struct note *notes;
 	size_t nnotes;
 };
@@ -127,8 +126,7 @@ kp_input_getline(struct kp_input *in, size_t *len)
 	in->lineno++;
 	if (n && line[n - 1] == '\r')
 		n--;
-	if (!in->ro)
-		line[n] = '\0';
+	line[n] = '\0';
 	*len = n;
 	return line;
 }
@@ -265,28 +263,11 @@ kp_input_skips(const struct kp_input *in)
 	return in->nskip;
 }
 
-bool
-kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size)
-{
-	struct stat st;
-	off_t cur;
-
-	if (in->part || fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (cur = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
-	    (uint64_t)st.st_size < (uint64_t)cur ||
-	    (uint64_t)cur < in->end - in->start)
-		return false;
-	*at = (uint64_t)cur - (in->end - in->start);
-	*size = (uint64_t)st.st_size;
-	return true;
-}
-
 struct kp_input *
-kp_input_mem(const struct kp_input *in, char *buf, size_t len, bool ro)
+kp_input_mem(const struct kp_input *in, char *buf, size_t len)
 {
 	struct kp_input *part = kp_xcalloc(1, sizeof(*part));
 
-	part->ro = ro;
 	part->fd = -1;
 	part->name = kp_xstrdup(in->name);
 	part->buf = buf;

@@ -61,12 +61,6 @@ void kp_input_close(struct kp_input *in);
 unsigned long kp_input_skips(const struct kp_input *in);
 
 /*
- * kp_input_unread: in is a regular file (not a part), its first unread
- * byte (buffered or not) at file offset *at of *size bytes (to map it);
- * false otherwise.
- */
-bool kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size);
-/*
  * A part of in, read by one of several threads: the bytes buf[0..len)
  * (the caller's, not copied or freed: it keeps them until the part is
  * joined), the lines that follow in's (or another such part's) in the
@@ -74,13 +68,12 @@ bool kp_input_unread(const struct kp_input *in, uint64_t *at, uint64_t *size);
  * lines are kept, not said (nor counted in kp_skipped), for
  * kp_input_join, which must join the parts in their order; a fatal
  * message (kp_input_die) is not for a part, which cannot name its line
- * in the whole input.  A last line without a newline is the input's.  buf[len] must be
- * writable (kp_input_getline ends each line with a NUL where its
- * newline was), unless ro: then nothing is written, and the lines
- * kp_input_getline gives are not NUL-ended (a file's mapping).
+ * in the whole input.  A last line without a newline is the input's.
+ * buf[len] must be writable (kp_input_getline ends each line with a NUL
+ * where its newline was).
  */
 struct kp_input *kp_input_mem(const struct kp_input *in, char *buf,
-			      size_t len, bool ro);
+			      size_t len);
 /*
  * Once in is read up to part: part's skipped lines said and counted, in
  * order, with their lines in the whole input; in's line count continued
