@@ -57,29 +57,27 @@
 #define L_KERNEL 0x02000000u /* kernel code (--kernel-only, --user-only) */
 #define L_SKIP 0x04000000u   /* "(process name)": perf prints, peers drop */
 #define L_MULTI 0x08000000u  /* frames: a list ("a->b->c", Java) */
-#define L_GAP1(k) ((uint32_t)(k) << 28) /* blanks after the address */
-#define L_GAP1_OF(k) (((k) >> 28) & 3u)
-#define L_GAP2(k) ((uint32_t)(k) << 30) /* blanks before "(DSO)" */
-#define L_GAP2_OF(k) ((k) >> 30)
 #define L_TMPL 0x00ffffffu
 
 /*
  * The text of frame lines after their address, as perf printed it: the
- * symbol (its bytes here) and the DSO, read under the Java tidy or not;
- * and, when every line of it is one frame of one function whose names
- * read back as they are (T_ONE), that function: a line's frame is then
- * the function at the line's address and offset, its text not parsed
- * again.  Templates lie in an arena of their lane, 8-byte aligned, so
- * that a template's id is its lane and its place there in 24 bits.
+ * head (the blanks and the symbol, its bytes here) and the tail (what
+ * follows the symbol and its offset: blanks and "(DSO)", or nothing),
+ * read under the Java tidy or not; and, when every line of it is one
+ * frame of one function whose names read back as they are (T_ONE),
+ * that function: a line's frame is then the function at the line's
+ * address and offset, its text not parsed again.  Templates lie in an
+ * arena of their lane, 8-byte aligned, so that a template's id is its
+ * lane and its place there in 24 bits; a tail is kept once a lane.
  */
 struct tmpl {
-	const char *dso; /* interned; NULL: none */
-	uint32_t nsym;
-	uint16_t ndso;
+	const char *tail; /* in the arena (lane_tail) */
+	uint32_t nhead;
+	uint16_t ntail;
 	bool java;
 	uint8_t how;  /* T_* */
 	uint32_t fun; /* T_ONE: the frame's function, KP_IDF_INLINE */
-	char sym[];
+	char head[];
 };
 #define T_ONE 0x01    /* one frame of function fun, names as they are */
 #define T_SYM 0x02    /* T_ONE: the frame has a symbol (so an offset) */
@@ -95,6 +93,7 @@ struct kp_perf_text {
 		char *base; /* read by every thread */
 		size_t used __attribute__((aligned(64))); /* by its own */
 	} __attribute__((aligned(64))) tarena[KP_CTAB_THREADS];
+	struct kp_slots tails[KP_CTAB_THREADS]; /* each lane's tails */
 	struct kp_lane lists[KP_CTAB_THREADS]; /* L_MULTI's frames */
 	/* the events, by number: added under mu, read without it */
 	struct event {
@@ -248,8 +247,8 @@ mix2(uint64_t a, uint64_t b)
 
 /* A template's text, as a frame line's after its address gives it. */
 struct ttext {
-	const char *sym, *dso; /* dso NULL: none */
-	size_t nsym, ndso;
+	const char *head, *tail;
+	size_t nhead, ntail;
 	bool java;
 	uint64_t h;
 };
@@ -257,18 +256,17 @@ struct ttext {
 static void
 ttext_hash(struct ttext *x)
 {
-	x->h = mix2(kp_hash(x->sym, x->nsym) + x->java,
-		    x->dso ? kp_hash(x->dso, x->ndso) : 0x5851f42d4c957f2dull);
+	x->h = mix2(kp_hash(x->head, x->nhead) + x->java,
+		    kp_hash(x->tail, x->ntail));
 }
 
 static bool
 ttext_is(const struct tmpl *t, const struct ttext *x)
 {
-	return t->nsym == x->nsym && t->java == x->java &&
-	       memcmp(t->sym, x->sym, x->nsym) == 0 &&
-	       (t->dso ? x->dso && t->ndso == x->ndso &&
-			 memcmp(t->dso, x->dso, x->ndso) == 0
-		       : !x->dso);
+	return t->nhead == x->nhead && t->ntail == x->ntail &&
+	       t->java == x->java &&
+	       memcmp(t->head, x->head, x->nhead) == 0 &&
+	       memcmp(t->tail, x->tail, x->ntail) == 0;
 }
 
 /* The template of text x, or L_TMPL + 1 if there is none. */
@@ -285,21 +283,14 @@ tmpl_find(struct kp_perf_text *T, const struct ttext *x)
 	return L_TMPL + 1;
 }
 
-/* The template of text x, made in lane if new with how and fun. */
-static uint32_t
-tmpl_add(struct kp_perf_text *T, int lane, const struct ttext *x,
-	 unsigned how, uint32_t fun)
+/* n bytes of lane's template arena, 8-byte aligned (and, as the arena
+ * is a mapping of its own, 16 bytes after them readable: bytes_eq). */
+static char *
+tarena_alloc(struct kp_perf_text *T, int lane, size_t n)
 {
-	struct tmpl *t;
-	size_t need;
-	uint32_t id;
+	char *p;
 
-	kp_ctab_lock(&T->tmpls, x->h);
-	if ((id = tmpl_find(T, x)) <= L_TMPL) {
-		kp_ctab_unlock(&T->tmpls, x->h);
-		return id;
-	}
-	need = (offsetof(struct tmpl, sym) + x->nsym + 7) & ~(size_t)7;
+	n = (n + 7) & ~(size_t)7;
 	if (!T->tarena[lane].base) {
 		T->tarena[lane].base = mmap(NULL, TMPL_ARENA,
 					    PROT_READ | PROT_WRITE,
@@ -311,20 +302,64 @@ tmpl_add(struct kp_perf_text *T, int lane, const struct ttext *x,
 		(void)madvise(T->tarena[lane].base, TMPL_ARENA,
 			      MADV_NOHUGEPAGE);
 	}
-	if (T->tarena[lane].used + need > TMPL_ARENA)
+	if (T->tarena[lane].used + n + 16 > TMPL_ARENA)
 		kp_die("more than %u MiB of distinct frame line texts",
 		       TMPL_ARENA >> 20);
-	t = (struct tmpl *)(void *)(T->tarena[lane].base +
-				    T->tarena[lane].used);
-	id = (uint32_t)lane << 22 | (uint32_t)(T->tarena[lane].used >> 3);
-	T->tarena[lane].used += need;
-	t->dso = x->dso ? kp_intern(x->dso, x->ndso) : NULL;
-	t->nsym = (uint32_t)x->nsym;
-	t->ndso = (uint16_t)x->ndso;
+	p = T->tarena[lane].base + T->tarena[lane].used;
+	T->tarena[lane].used += n;
+	return p;
+}
+
+/* The tail tail[0..n) in lane's arena, once a lane (a table of the
+ * lane's own: no other thread writes it). */
+static const char *
+lane_tail(struct kp_perf_text *T, int lane, const char *tail, size_t n)
+{
+	struct kp_slots *t = &T->tails[lane];
+	uint64_t h = kp_hash(tail, n);
+	size_t mask, i;
+	char *c;
+
+	kp_slots_reserve(t, 64);
+	mask = t->cap - 1;
+	for (i = h & mask; t->tab[i].p; i = (i + 1) & mask)
+		if (t->tab[i].hash == h &&
+		    *(const uint16_t *)t->tab[i].p == n &&
+		    memcmp((const char *)t->tab[i].p + 2, tail, n) == 0)
+			return (const char *)t->tab[i].p + 2;
+	/* its length, then its text */
+	c = tarena_alloc(T, lane, n + 2);
+	*(uint16_t *)(void *)c = (uint16_t)n;
+	memcpy(c + 2, tail, n);
+	kp_slots_put(t, h, c);
+	return c + 2;
+}
+
+/* The template of text x, made in lane if new with how and fun. */
+static uint32_t
+tmpl_add(struct kp_perf_text *T, int lane, const struct ttext *x,
+	 unsigned how, uint32_t fun)
+{
+	const char *tail = lane_tail(T, lane, x->tail, x->ntail);
+	struct tmpl *t;
+	uint32_t id;
+
+	kp_ctab_lock(&T->tmpls, x->h);
+	if ((id = tmpl_find(T, x)) <= L_TMPL) {
+		kp_ctab_unlock(&T->tmpls, x->h);
+		return id;
+	}
+	t = (struct tmpl *)(void *)tarena_alloc(
+		T, lane, offsetof(struct tmpl, head) + x->nhead);
+	id = (uint32_t)lane << 22 |
+	     (uint32_t)(((char *)t - T->tarena[lane].base) >> 3);
+	t->tail = tail;
+	t->nhead = (uint32_t)x->nhead;
+	t->ntail = (uint16_t)x->ntail;
 	t->java = x->java;
 	t->how = (uint8_t)how;
 	t->fun = fun;
-	memcpy(t->sym, x->sym, x->nsym);
+	memcpy(t->head, x->head, x->nhead);
 	kp_ctab_add(&T->tmpls, x->h, id);
 	kp_ctab_unlock(&T->tmpls, x->h);
 	return id;
@@ -404,38 +439,53 @@ nl_at(const char *p, const char *e)
 #endif
 }
 
+/* a[0..n) is b[0..n): both readable 16 bytes on (p as hex_at's; a
+ * template's text in its arena). */
+static inline bool
+bytes_eq(const char *a, const char *b, size_t n)
+{
+#ifdef __SSE2__
+	unsigned m;
+
+	for (; n >= 16; a += 16, b += 16, n -= 16)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(
+			    _mm_loadu_si128((const __m128i *)(const void *)a),
+			    _mm_loadu_si128((const __m128i *)(const void *)b))) !=
+		    0xffff)
+			return false;
+	if (!n)
+		return true;
+	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+		_mm_loadu_si128((const __m128i *)(const void *)a),
+		_mm_loadu_si128((const __m128i *)(const void *)b)));
+	return (~m & ((1u << n) - 1)) == 0;
+#else
+	return memcmp(a, b, n) == 0;
+#endif
+}
+
 /*
  * The text of a frame line after its address, from p to its end e, is
- * template t's under key (the blanks, the offset's place) and offset
- * off: the same blanks, symbol, offset and DSO in the same places.  (The
- * offset may be written with other digits, as the parse reads them: the
- * same value.)
+ * template t's with offset off (under key: L_OFF): the same bytes
+ * before and after the offset.  (The offset may be written with other
+ * digits, as the parse reads them: the same value.)
  */
 static inline bool
 text_is(const struct tmpl *t, uint32_t key, uint32_t off, const char *p,
 	const char *e)
 {
 	uint64_t v;
-	uint32_t k;
 
-	for (k = L_GAP1_OF(key); k; k--)
-		if (p == e || *p++ != ' ')
-			return false;
-	if ((size_t)(e - p) < t->nsym || memcmp(p, t->sym, t->nsym) != 0)
+	if ((size_t)(e - p) < (size_t)t->nhead + t->ntail ||
+	    !bytes_eq(p, t->head, t->nhead))
 		return false;
-	p += t->nsym;
+	p += t->nhead;
 	if (key & L_OFF) {
 		if (e - p < 4 || p[0] != '+' || p[1] != '0' || p[2] != 'x' ||
 		    !(p = hex_at(p + 3, e, &v)) || v != off)
 			return false;
 	}
-	for (k = L_GAP2_OF(key); k; k--)
-		if (p == e || *p++ != ' ')
-			return false;
-	if (!t->dso)
-		return p == e;
-	return (size_t)(e - p) == (size_t)t->ndso + 2 && *p == '(' && e[-1] == ')' &&
-	       memcmp(p + 1, t->dso, t->ndso) == 0;
+	return (size_t)(e - p) == t->ntail && bytes_eq(p, t->tail, t->ntail);
 }
 
 /* The frame line of address addr, its text after it [p, e), read under
@@ -487,7 +537,7 @@ push_rec(struct worker *w, const struct kp_idrec *r, uint32_t id)
 	uint32_t key = r->key, i;
 	const uint32_t *list;
 
-	if (!w->dsos && tmpl_at(w->T, key)->dso)
+	if (!w->dsos && tmpl_at(w->T, key)->ntail) /* a "(DSO)" */
 		w->dsos = true;
 	if (key & L_SKIP)
 		return;
@@ -689,20 +739,6 @@ frame_pieces(struct worker *w, struct parts *pl)
 	}
 }
 
-/* Blanks at [p, e): how many, if all are spaces and at most 3; else -1. */
-static int
-gap(const char *p, const char *e)
-{
-	const char *q;
-
-	if (e - p > 3)
-		return -1;
-	for (q = p; q < e; q++)
-		if (*q != ' ')
-			return -1;
-	return (int)(e - p);
-}
-
 /* The frames of a line that is no record's, to the stack. */
 static void
 push_parts(struct worker *w, const struct parts *pl, bool kernel,
@@ -767,20 +803,20 @@ new_line(struct worker *w, const char *s, size_t n, const char **why)
 	struct parts pl;
 	struct ttext x;
 	struct kp_idrec line, fr;
-	uint32_t ids[64], nids = 0, id, i, key, tid;
+	uint32_t ids[64], nids = 0, id, i, tid;
 	bool kernel, one, merge, canon, parsed = false;
 	uint64_t h;
-	int g1, g2;
 
 	if (split_frame(s, n, &pl, why) < 0)
 		return false;
-	x.sym = pl.sym;
-	x.nsym = (size_t)(pl.se - pl.sym);
-	x.dso = pl.dso;
-	x.ndso = pl.dso ? (size_t)(pl.de - pl.dso) : 0;
+	/* its text: before the offset (blanks, symbol), after it */
+	x.head = pl.addr_end;
+	x.nhead = (size_t)(pl.se - pl.addr_end);
+	x.tail = pl.sym_end;
+	x.ntail = (size_t)(s + n - pl.sym_end);
 	x.java = w->java;
 	ttext_hash(&x);
-	if (x.ndso > UINT16_MAX) {
+	if (x.ntail > UINT16_MAX) {
 		tid = L_TMPL + 1; /* no template holds it */
 	} else if ((tid = tmpl_find(T, &x)) > L_TMPL) {
 		/* a new text: parsed, and its template made */
@@ -803,8 +839,8 @@ new_line(struct worker *w, const char *s, size_t n, const char **why)
 		tid = tmpl_add(T, w->lane, &x, how, fun);
 	}
 	t = tid <= L_TMPL ? tmpl_at(T, tid) : NULL;
-	kernel = t && t->dso ? (t->how & T_KERNEL) != 0
-			     : !pl.dso && kp_addr_is_kernel(pl.addr);
+	kernel = t && t->ntail ? (t->how & T_KERNEL) != 0
+			       : !pl.dso && kp_addr_is_kernel(pl.addr);
 	if (!t && !parsed) {
 		frame_pieces(w, &pl);
 		parsed = true;
@@ -827,19 +863,15 @@ new_line(struct worker *w, const char *s, size_t n, const char **why)
 		for (i = 0; i < pl.np; i++)
 			ids[nids++] = kp_id_frame(A, w->lane, &pl.fr[i]);
 	}
-	/* the line's text, as line_is reads it */
-	g1 = gap(pl.addr_end, pl.sym);
-	g2 = gap(pl.sym_end, pl.dso ? pl.dso - 1 : pl.sym_end);
-	canon = t && g1 >= 0 && g2 >= 0 &&
-		(!pl.has_off || pl.off <= UINT32_MAX);
-	key = 0;
+	/* the line's record, if it can hold it: line_is reads it then */
+	canon = t && (!pl.has_off || pl.off <= UINT32_MAX);
 	memset(&line, 0, sizeof(line));
 	if (canon) {
 		line.addr = pl.addr;
 		line.off = (uint32_t)pl.off;
-		key = (pl.has_off ? L_OFF : 0) | (kernel ? L_KERNEL : 0) |
-		      (pl.skip ? L_SKIP : 0) | L_GAP1(g1) | L_GAP2(g2) | tid;
-		canon = text_is(t, key, line.off, pl.addr_end, s + n);
+		line.key = (pl.has_off ? L_OFF : 0) | (kernel ? L_KERNEL : 0) |
+			   (pl.skip ? L_SKIP : 0) | tid;
+		canon = text_is(t, line.key, line.off, pl.addr_end, s + n);
 	}
 	if (!canon) {
 		/* no record: its frames each time it is read */
@@ -848,7 +880,6 @@ new_line(struct worker *w, const char *s, size_t n, const char **why)
 		push_parts(w, &pl, kernel, ids, nids);
 		return true;
 	}
-	line.key = key;
 	h = kp_id_addr_hash(pl.addr);
 	kp_ctab_lock(kp_id_table(A), h);
 	id = find_line(w, pl.addr, h, pl.addr_end, s + n);
@@ -1877,55 +1908,103 @@ skip_blanks(const char *p, const char *e)
 }
 
 /*
+ * The address of a frame line as perf script pads it: 16 characters at
+ * s, spaces then hex digits, then a blank or the line's end (nl): its
+ * value and end; else (another width, tabs among the blanks) as the
+ * parse reads it, after the blanks.  s as hex_at's.
+ */
+static inline const char *
+addr_at(const char *s, const char *nl, uint64_t *v)
+{
+#ifdef __SSE2__
+	if (nl - s >= 16 && (s[16] == ' ' || s + 16 == nl)) {
+		const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+		const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
+		const __m128i alpha = _mm_and_si128(
+			_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
+			_mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
+		const __m128i hex = _mm_or_si128(
+			alpha,
+			_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+				      _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x)));
+		unsigned hx = (unsigned)_mm_movemask_epi8(hex);
+		unsigned sp = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+
+		/* spaces, then digits to the end: a space is a 0 digit */
+		if (hx && (sp | hx) == 0xffff &&
+		    sp == (1u << __builtin_ctz(hx)) - 1) {
+			const __m128i d = _mm_add_epi8(
+				_mm_and_si128(x, _mm_set1_epi8(0x0f)),
+				_mm_and_si128(alpha, _mm_set1_epi8(9)));
+			const __m128i pairs = _mm_and_si128(
+				_mm_or_si128(_mm_slli_epi16(d, 4),
+					     _mm_srli_epi16(d, 8)),
+				_mm_set1_epi16(0xff));
+
+			*v = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(
+				_mm_packus_epi16(pairs, pairs)));
+			return s + 16;
+		}
+	}
+#endif
+	return hex_at(skip_blanks(s, nl), nl, v);
+}
+
+/*
  * Reading ahead: the frame lines some way after the line reader's,
  * their addresses read and their slots in the record table fetched into
- * the cache SLOT_AHEAD frame lines before they are looked up, and the
- * first record under each REC_AHEAD lines before, so that the waits for
- * memory overlap.  Only what is not yet read is read ahead (the reader
- * ends each line it returns with a NUL).
+ * the cache up to SLOT_AHEAD frame lines before they are looked up, and
+ * the first record under each up to REC_AHEAD lines before, so that the
+ * waits for memory overlap; each topped up when half is used, in a
+ * batch.  Only what is not yet read is read ahead (the reader ends each
+ * line it returns with a NUL).
  */
 static void
-read_ahead(struct worker *w, const char *cur)
+scan_ahead(struct worker *w, unsigned upto)
 {
 	struct kp_ctab *tab = kp_id_table(w->T->ids);
+	const char *p = w->scan, *end = w->cend, *nl;
+	unsigned tail = w->tail;
+	struct ahead *a;
+
+	while (tail < upto && p < end) {
+		if (!(nl = nl_at(p, end))) {
+			p = end;
+			break;
+		}
+		a = &w->ring[tail % RING];
+		if (*p == '\t' && (a->p = addr_at(p + 1, nl, &a->addr)) &&
+		    (a->p == nl || *a->p == ' ')) {
+			a->line = p;
+			a->e = nl;
+			a->h = kp_id_addr_hash(a->addr);
+			kp_ctab_prefetch(tab, a->h);
+			tail++;
+		}
+		p = nl + 1;
+	}
+	w->scan = p;
+	w->tail = tail;
+}
+
+static void
+rec_ahead(struct worker *w, unsigned upto)
+{
+	struct kp_ctab *tab = kp_id_table(w->T->ids);
+	unsigned r = w->recd, lim = upto < w->tail ? upto : w->tail;
 	struct kp_ctab_it it;
-	const char *p, *nl, *s;
 	struct ahead *a;
 	uint32_t id;
 
-	while (w->head < w->tail && w->ring[w->head % RING].line < cur)
-		w->head++;
-	if (w->head == w->tail && w->scan < cur)
-		w->scan = cur;
-	if (w->recd < w->head)
-		w->recd = w->head;
-	while (w->tail - w->head < SLOT_AHEAD && w->scan < w->cend) {
-		p = w->scan;
-		if (!(nl = nl_at(p, w->cend))) {
-			w->scan = w->cend;
-			break;
-		}
-		w->scan = nl + 1;
-		if (*p != '\t')
-			continue;
-		s = skip_blanks(p + 1, nl);
-		a = &w->ring[w->tail % RING];
-		if (!(a->p = hex_at(s, nl, &a->addr)) ||
-		    (a->p < nl && *a->p != ' '))
-			continue;
-		a->line = p;
-		a->e = nl;
-		a->h = kp_id_addr_hash(a->addr);
-		kp_ctab_prefetch(tab, a->h);
-		w->tail++;
-	}
-	for (; w->recd < w->tail && w->recd - w->head < REC_AHEAD; w->recd++) {
-		a = &w->ring[w->recd % RING];
+	for (; r < lim; r++) {
+		a = &w->ring[r % RING];
 		kp_ctab_first(tab, a->h, &it);
 		a->rec = kp_ctab_next(&it, &id) ? id : KP_ID_NONE;
 		if (a->rec != KP_ID_NONE)
 			__builtin_prefetch(kp_id_rec(w->T->ids, id));
 	}
+	w->recd = r;
 }
 
 /*
@@ -1943,15 +2022,30 @@ ahead(struct worker *w)
 	const struct ahead *a;
 	const char *cur, *start;
 	unsigned long lines = 0;
+	unsigned head;
 	uint32_t id;
 
+	if (!w->in_sample || w->orphan)
+		return;
 	kp_input_buffered(w->in, &start);
 	cur = start;
-	while (w->in_sample && !w->orphan) {
-		read_ahead(w, cur);
-		if (w->head == w->tail)
+	/* what the line reader read meanwhile is behind */
+	head = w->head;
+	while (head < w->tail && w->ring[head % RING].line < cur)
+		head++;
+	if (head == w->tail && w->scan < cur)
+		w->scan = cur;
+	if (w->recd < head)
+		w->recd = head;
+	w->head = head;
+	for (;;) {
+		if (w->tail - head < SLOT_AHEAD / 2)
+			scan_ahead(w, head + SLOT_AHEAD);
+		if (w->recd - head < REC_AHEAD / 2)
+			rec_ahead(w, head + REC_AHEAD);
+		if (head == w->tail)
 			break;
-		a = &w->ring[w->head % RING];
+		a = &w->ring[head % RING];
 		if (a->line != cur)
 			break;
 		/* the record read ahead, or the others under its hash */
@@ -1965,9 +2059,11 @@ ahead(struct worker *w)
 		}
 		cur = a->e + 1;
 		lines++;
-		w->head++;
+		w->head = ++head;
 		if (!w->skip_sample)
 			push_rec(w, r, id);
+		if (!w->in_sample || w->orphan)
+			break;
 	}
 	kp_input_consume(w->in, (size_t)(cur - start), lines);
 }
@@ -2358,6 +2454,7 @@ text_free(struct kp_perf_text *T)
 	for (i = 0; i < KP_CTAB_THREADS; i++) {
 		if (T->tarena[i].base)
 			munmap(T->tarena[i].base, TMPL_ARENA);
+		kp_slots_free(&T->tails[i]);
 		for (k = 0; k < T->lists[i].n; k++)
 			free(*(uint32_t **)kp_lane_at(T->lists, i << 30 | k));
 		kp_lane_free(&T->lists[i]);

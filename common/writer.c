@@ -11,6 +11,9 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -68,12 +71,28 @@ put_hex(char *p, uint64_t v)
 static char *
 put_hex16(char *p, uint64_t v)
 {
+#ifdef __SSE2__
+	/* its bytes, first the highest; each byte's two nibbles in turn;
+	 * each nibble '0' + n, or 'a' + n - 10 past 9 */
+	const __m128i b = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+	const __m128i lo = _mm_and_si128(b, _mm_set1_epi8(0x0f));
+	const __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4),
+					 _mm_set1_epi8(0x0f));
+	const __m128i n = _mm_unpacklo_epi8(hi, lo);
+	const __m128i d = _mm_add_epi8(
+		_mm_add_epi8(n, _mm_set1_epi8('0')),
+		_mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)),
+			      _mm_set1_epi8('a' - '0' - 10)));
+
+	_mm_storeu_si128((__m128i *)(void *)p, d);
+#else
 	int i;
 
 	for (i = 14; i >= 0; i -= 2) {
 		memcpy(p + i, hexpair + 2 * (v & 255), 2);
 		v >>= 8;
 	}
+#endif
 	return p + 16;
 }
 
