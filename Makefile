@@ -137,7 +137,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -
 # UBSan printed it in the fuzz log and the run passed
 fuzz-build:
 	$(Q)$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
-		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DKP_FUZZ" \
 		$(B:build=build-fuzz)/libkp.a
 	@mkdir -p build-fuzz/fuzz
 	$(Q)set -e; for f in $(FUZZ_SRC); do \

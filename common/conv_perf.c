@@ -470,7 +470,7 @@ bytes_eq(const char *a, const char *b, size_t n)
  * before and after the offset.  (The offset may be written with other
  * digits, as the parse reads them: the same value.)
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 text_is(const struct tmpl *t, uint32_t key, uint32_t off, const char *p,
 	const char *e)
 {
@@ -520,18 +520,23 @@ find_line(struct worker *w, uint64_t addr, uint64_t h, const char *p,
 }
 
 static void
+grow_ids(struct worker *w)
+{
+	w->cap = w->cap ? 2 * w->cap : 256;
+	w->ids = kp_xrealloc(w->ids, w->cap * sizeof(*w->ids));
+}
+
+static inline void
 push(struct worker *w, uint32_t id)
 {
-	if (w->n == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 256;
-		w->ids = kp_xrealloc(w->ids, w->cap * sizeof(*w->ids));
-	}
+	if (w->n == w->cap)
+		grow_ids(w);
 	w->ids[w->n++] = id;
 }
 
 /* The frames of the frame line of record r (of id), to the stack (as
  * the options filter them). */
-static inline void
+static inline __attribute__((always_inline)) void
 push_rec(struct worker *w, const struct kp_idrec *r, uint32_t id)
 {
 	uint32_t key = r->key, i;
@@ -1116,6 +1121,167 @@ parse_header_fast(const char *s, size_t len, struct hdr *h)
 	return true;
 }
 
+#ifdef __SSE2__
+/* The bytes of s[0..64) that are blanks, digits, ':' and '/', a bit
+ * each in four masks (SSE2, 16 bytes at a time). */
+struct hdr_bits {
+	uint64_t bl, dg, co, sl;
+};
+
+static inline uint64_t
+bits16(__m128i v, int i)
+{
+	return (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * i);
+}
+
+static inline void
+hdr_bits(const char *s, struct hdr_bits *b)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+	const __m128i co = _mm_set1_epi8(':'), sl = _mm_set1_epi8('/');
+	__m128i x;
+
+#define HDR_BITS(i)                                                        \
+	x = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * (i))); \
+	b->bl |= bits16(_mm_or_si128(_mm_cmpeq_epi8(x, sp),                 \
+				     _mm_cmpeq_epi8(x, tab)),                \
+			(i));                                                \
+	b->dg |= bits16(_mm_and_si128(_mm_cmpgt_epi8(x, lo),                 \
+				      _mm_cmpgt_epi8(hi, x)),                \
+			(i));                                                \
+	b->co |= bits16(_mm_cmpeq_epi8(x, co), (i));                         \
+	b->sl |= bits16(_mm_cmpeq_epi8(x, sl), (i))
+	b->bl = b->dg = b->co = b->sl = 0;
+	HDR_BITS(0);
+	HDR_BITS(1);
+	HDR_BITS(2);
+	HDR_BITS(3);
+#undef HDR_BITS
+}
+
+/* The lowest set bit of m at or above i, or n if none below n. */
+static inline size_t
+bit_from(uint64_t m, size_t i, size_t n)
+{
+	m = i < 64 ? m & ~((1ull << i) - 1) : 0;
+	return m ? (size_t)__builtin_ctzll(m) : n;
+}
+
+/* One past the highest set bit of m below i, or 0 if none. */
+static inline size_t
+bit_before(uint64_t m, size_t i)
+{
+	m &= i < 64 ? (1ull << i) - 1 : ~0ull;
+	return m ? 64 - (size_t)__builtin_clzll(m) : 0;
+}
+
+/* Decimal digits s[0..n) (1 to 19) as a number. */
+static inline uint64_t
+dec_short(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v;
+}
+
+/*
+ * parse_header_fast for a line of at most 64 bytes with 64 bytes after
+ * s readable (a chunk's buffer): the same fields and the same answer,
+ * its scans made bit masks of the line's blanks, digits and colons.
+ */
+static bool
+parse_header_fast64(const char *s, size_t len, struct hdr *h)
+{
+	struct hdr_bits b;
+	uint64_t bl, dg, valid, m;
+	size_t c, t, dot, p, q, k;
+
+	hdr_bits(s, &b);
+	valid = len < 64 ? (1ull << len) - 1 : ~0ull;
+	bl = b.bl & valid;
+	dg = b.dg & valid;
+	/* the first ':', a blank or the end after it */
+	c = bit_from(b.co & valid, 0, len);
+	if (c == len || c < 6 || (c + 1 < len && !(bl >> (c + 1) & 1)))
+		return false;
+	/* DIGITS.DIGITS before the ':', a blank before them */
+	t = bit_before(~dg, c);
+	if (t == c || t < 4 || s[t - 1] != '.')
+		return false;
+	dot = t - 1;
+	t = bit_before(~dg, dot);
+	if (t == dot || t == 0 || !(bl >> (t - 1) & 1))
+		return false;
+	h->period = 0;
+	h->has_period = h->period_bad = false;
+	h->comm = h->pid = h->tid = NULL;
+	/* right: [period] event: [rest] */
+	p = bit_from(~bl, c + 1, len);
+	q = bit_from(~dg, p, len);
+	if (q > p && q < len && (bl >> q & 1)) {
+		if (q - p <= 19) {
+			h->period = dec_short(s + p, q - p);
+			h->has_period = true;
+		} else {
+			uint64_t v = 0;
+
+			h->has_period = dec(s + p, s + q, &v);
+			h->period = v;
+		}
+		h->period_bad = !h->has_period;
+		if (!h->period)
+			h->period = 1;
+		p = bit_from(~bl, q, len);
+	}
+	q = bit_from(bl, p, len);
+	if (q - p < 2 || s[q - 1] != ':')
+		return false;
+	h->ev = s + p;
+	h->eve = s + q - 1;
+	h->rest = s + bit_from(~bl, q, len);
+	h->reste = s + len;
+	/* left: [cpu] pid/tid, then the comm */
+	q = bit_before(~bl, t - 1);
+	if (q >= 4 && s[q - 1] == ']') {
+		/* "[cpu]" */
+		p = bit_before(~dg, q - 1);
+		if (p == q - 1 || p == 0 || s[p - 1] != '[')
+			return false;
+		q = bit_before(~bl, p - 1);
+	}
+	/* PID, PID/TID, -1 */
+	p = bit_before(bl, q);
+	if (p == 0)
+		return false;
+	/* the word [p, q): digits, or -digits, and one '/' between two */
+	m = b.sl & ((1ull << q) - 1) & ~((1ull << p) - 1);
+	k = m ? (size_t)__builtin_ctzll(m) : q;
+	if (!id_digits(s + p, s + k) ||
+	    (k < q && !id_digits(s + k + 1, s + q)))
+		return false;
+	if (k < q) {
+		h->pid = s + p;
+		h->pide = s + k;
+		h->tid = s + k + 1;
+		h->tide = s + q;
+	} else {
+		h->pid = h->pide = NULL;
+		h->tid = s + p;
+		h->tide = s + q;
+	}
+	q = bit_before(~bl, p);
+	if (q == 0)
+		return false;
+	h->comm = s;
+	h->comme = s + q;
+	return true;
+}
+#endif
+
 static bool
 parse_header(const char *s, size_t len, struct hdr *h)
 {
@@ -1195,6 +1361,38 @@ parse_header(const char *s, size_t len, struct hdr *h)
 		h->period = 1;
 	/* side-band records are not samples */
 	return h->eve - h->ev < 12 || memcmp(h->ev, "PERF_RECORD_", 12);
+}
+
+/*
+ * parse_header for a line in a chunk's buffer (64 bytes readable after
+ * it): the same answer.
+ */
+static inline bool
+parse_header_pad(const char *s, size_t len, struct hdr *h)
+{
+#ifdef __SSE2__
+	bool fast = len <= 64 && parse_header_fast64(s, len, h);
+
+#ifdef KP_FUZZ
+	/* the fuzz targets' build: the two fast parsers agree */
+	struct hdr g;
+
+	if (len <= 64 &&
+	    (fast != parse_header_fast(s, len, &g) ||
+	     (fast && (g.comm != h->comm || g.comme != h->comme ||
+		      g.pid != h->pid || g.pide != h->pide ||
+		      g.tid != h->tid || g.tide != h->tide ||
+		      g.ev != h->ev || g.eve != h->eve || g.rest != h->rest ||
+		      g.reste != h->reste || g.has_period != h->has_period ||
+		      g.period_bad != h->period_bad ||
+		       (g.has_period && g.period != h->period)))))
+		abort();
+#endif
+	if (fast)
+		return h->eve - h->ev < 12 ||
+		       memcmp(h->ev, "PERF_RECORD_", 12) != 0;
+#endif
+	return parse_header(s, len, h);
 }
 
 /*
@@ -2015,18 +2213,88 @@ rec_ahead(struct worker *w, unsigned upto)
  * to its "\n" (no trailing blank, no "\r", no NUL).  The first line that
  * is not taken is left to perf_line.
  */
+/* The first "\n" or NUL in [p, e), or NULL; p as hex_at's. */
+static inline const char *
+nl_or_nul_at(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	unsigned m;
+
+	for (; p < e; p += 16) {
+		const __m128i x =
+			_mm_loadu_si128((const __m128i *)(const void *)p);
+
+		m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')),
+			_mm_cmpeq_epi8(x, _mm_setzero_si128())));
+		if (m)
+			return p + __builtin_ctz(m) < e ? p + __builtin_ctz(m)
+							 : NULL;
+	}
+	return NULL;
+#else
+	for (; p < e; p++)
+		if (*p == '\n' || !*p)
+			return p;
+	return NULL;
+#endif
+}
+
+/*
+ * At the end of a sample's frame lines: the empty line that ends it and
+ * the header of the next, read here when they are as perf prints them
+ * ("\n" alone; a header with its newline, no NUL, no blank first, no
+ * "\r" last), as perf_line would read them; true when a new sample's
+ * frame lines follow.  Else false, the rest to perf_line.
+ */
+static bool
+sample_edge(struct worker *w)
+{
+	const char *p, *nl;
+	struct hdr h;
+	size_t avail, n;
+
+	avail = kp_input_buffered(w->in, &p);
+	if (!avail || *p != '\n')
+		return false;
+	kp_input_consume(w->in, 1, 1);
+	end_sample(w);
+	w->orphan = false;
+	for (;;) {
+		avail = kp_input_buffered(w->in, &p);
+		if (!(nl = nl_or_nul_at(p, p + avail)) || *nl != '\n' ||
+		    kp_conv_blank(*p) || *p == '#' || *p == '|' ||
+		    *p == '\n')
+			return false;
+		for (n = (size_t)(nl - p); n && kp_conv_blank(p[n - 1]); n--)
+			;
+		if (p[n - 1] == '\r' || !parse_header_pad(p, n, &h))
+			return false;
+		kp_input_consume(w->in, (size_t)(nl + 1 - p), 1);
+		w->headers = true;
+		start_sample(w, &h);
+		if (!block(w))
+			return w->in_sample && !w->orphan;
+	}
+}
+
 static void
 ahead(struct worker *w)
 {
+	const struct kp_perf_text *T = w->T;
 	const struct kp_idrec *r;
 	const struct ahead *a;
 	const char *cur, *start;
-	unsigned long lines = 0;
-	unsigned head;
+	unsigned head, lines;
+	bool skip, java;
 	uint32_t id;
 
 	if (!w->in_sample || w->orphan)
 		return;
+next_sample:
+	skip = w->skip_sample;
+	java = w->java;
+	lines = 0;
 	kp_input_buffered(w->in, &start);
 	cur = start;
 	/* what the line reader read meanwhile is behind */
@@ -2037,10 +2305,12 @@ ahead(struct worker *w)
 		w->scan = cur;
 	if (w->recd < head)
 		w->recd = head;
-	w->head = head;
-	for (;;) {
-		if (w->tail - head < SLOT_AHEAD / 2)
+	/* (taking a line changes neither the sample nor its state) */
+	for (;; head++) {
+		if (w->tail - head < SLOT_AHEAD / 2) {
+			w->head = head;
 			scan_ahead(w, head + SLOT_AHEAD);
+		}
 		if (w->recd - head < REC_AHEAD / 2)
 			rec_ahead(w, head + REC_AHEAD);
 		if (head == w->tail)
@@ -2050,22 +2320,23 @@ ahead(struct worker *w)
 			break;
 		/* the record read ahead, or the others under its hash */
 		id = a->rec;
-		r = id != KP_ID_NONE ? kp_id_rec(w->T->ids, id) : NULL;
-		if (!r || !line_is(w->T, r, a->addr, a->p, a->e, w->java)) {
+		r = id != KP_ID_NONE ? kp_id_rec(T->ids, id) : NULL;
+		if (!r || !line_is(T, r, a->addr, a->p, a->e, java)) {
 			id = find_line(w, a->addr, a->h, a->p, a->e);
 			if (id == KP_ID_NONE)
 				break;
-			r = kp_id_rec(w->T->ids, id);
+			r = kp_id_rec(T->ids, id);
 		}
 		cur = a->e + 1;
 		lines++;
-		w->head = ++head;
-		if (!w->skip_sample)
+		if (!skip)
 			push_rec(w, r, id);
-		if (!w->in_sample || w->orphan)
-			break;
 	}
+	w->head = head;
 	kp_input_consume(w->in, (size_t)(cur - start), lines);
+	/* (not in a block read line by line: block() reads its end) */
+	if (!w->in_block && sample_edge(w))
+		goto next_sample;
 }
 
 /*
@@ -2111,7 +2382,7 @@ perf_line(struct worker *w, char *line, size_t len)
 		return;
 	if (w->in_sample) {
 		/* a header with no blank line before it */
-		if (*line != '\t' && parse_header(s, n, &h)) {
+		if (*line != '\t' && parse_header_pad(s, n, &h)) {
 			end_sample(w);
 			w->headers = true;
 			start_sample(w, &h);
@@ -2129,7 +2400,7 @@ perf_line(struct worker *w, char *line, size_t len)
 			sample_line(w, s, n);
 		ahead(w);
 		return;
-	} else if (!parse_header(s, n, &h)) {
+	} else if (!parse_header_pad(s, n, &h)) {
 		if (sideband(s, n))
 			return;
 		if (*line == '\t' && kp_conv_xdigit(*s) && !w->headers) {
