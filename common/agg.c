@@ -369,16 +369,25 @@ kp_agg_late_free(struct kp_agg_late *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The records of rd into agg, each added late (kp_agg_late_add). */
+/* The records of rd into agg, each added late (kp_agg_late_add); with
+ * ignores, what the key ignores is asked again after new metadata. */
 static void
-read_into(struct kp_agg *agg, struct kp_reader *rd)
+read_into(struct kp_agg *agg, struct kp_reader *rd, unsigned (*ignores)(void))
 {
 	struct kp_agg_late late;
 	const struct kp_stack *st;
+	size_t meta = kp_meta_count();
 
 	memset(&late, 0, sizeof(late));
-	while ((st = kp_reader_next(rd)) != NULL)
+	if (ignores)
+		kp_reader_key_ignores(rd, ignores());
+	while ((st = kp_reader_next(rd)) != NULL) {
 		kp_agg_late_add(&late, agg, st->frames, st->n, st->count);
+		if (ignores && kp_meta_count() != meta) {
+			meta = kp_meta_count();
+			kp_reader_key_ignores(rd, ignores());
+		}
+	}
 	kp_agg_late_end(&late);
 	kp_agg_late_free(&late);
 }
@@ -388,24 +397,24 @@ kp_agg_read(struct kp_agg *agg, const char *path)
 {
 	struct kp_reader *rd = kp_reader_open(path);
 
-	read_into(agg, rd);
+	read_into(agg, rd, NULL);
 	kp_reader_close(rd);
 }
 
 static void
 read_keyed(struct kp_agg *agg, const char *path, kp_frame_key_fn key,
-	   unsigned ignores)
+	   unsigned (*ignores)(void))
 {
 	struct kp_reader *rd = kp_reader_open(path);
 
 	kp_reader_set_key(rd, key);
-	kp_reader_key_ignores(rd, ignores);
-	read_into(agg, rd);
+	read_into(agg, rd, ignores);
 	kp_reader_close(rd);
 }
 
 static struct kp_agg *
-read_files(int nfiles, char **files, kp_frame_key_fn key, unsigned ignores)
+read_files(int nfiles, char **files, kp_frame_key_fn key,
+	   unsigned (*ignores)(void))
 {
 	struct kp_agg *agg = kp_agg_new();
 	const char *path;
@@ -425,7 +434,7 @@ read_files(int nfiles, char **files, kp_frame_key_fn key, unsigned ignores)
 
 struct kp_agg *
 kp_agg_read_keyed(int nfiles, char **files, kp_frame_key_fn key,
-		  unsigned ignores)
+		  unsigned (*ignores)(void))
 {
 	return read_files(nfiles, files, key, ignores);
 }
@@ -433,13 +442,13 @@ kp_agg_read_keyed(int nfiles, char **files, kp_frame_key_fn key,
 struct kp_agg *
 kp_agg_read_files(int nfiles, char **files)
 {
-	return read_files(nfiles, files, NULL, 0);
+	return read_files(nfiles, files, NULL, NULL);
 }
 
 struct kp_agg *
 kp_agg_read_summed(int nfiles, char **files)
 {
-	return read_files(nfiles, files, NULL, 0);
+	return read_files(nfiles, files, NULL, NULL);
 }
 
 void

@@ -109,11 +109,14 @@ struct kp_agg *kp_agg_read_summed(int nfiles, char **files);
  * input holds (kp-fold names a frame by its function): each frame is
  * replaced by key(frame) before the stacks merge, so that records that
  * differ only in what the filter ignores (addresses, offsets) merge as
- * they are read.  key is the reader's (kp_reader_set_key), ignores
- * what it ignores (kp_reader_key_ignores).
+ * they are read.  key is the reader's (kp_reader_set_key); ignores()
+ * says what it ignores (kp_reader_key_ignores), asked again whenever a
+ * record has come with new metadata, since what a key ignores may
+ * depend on it (kp-fold names a frame without a symbol by its address
+ * only in DTrace's input).
  */
 struct kp_agg *kp_agg_read_keyed(int nfiles, char **files,
-				 kp_frame_key_fn key, unsigned ignores);
+				 kp_frame_key_fn key, unsigned (*ignores)(void));
 void kp_agg_free(struct kp_agg *agg);
 
 #endif /* KP_AGG_H */

@@ -211,6 +211,9 @@ kp_reader_key_ignores(struct kp_reader *rd, unsigned what)
 {
 	/* without a key every line is its own frame: nothing is ignored */
 	rd->ignores = rd->key ? what : 0;
+	/* (between records: the lines ahead were looked at for the last) */
+	rd->nring = 0;
+	rd->nlast = 0;
 }
 
 const uint32_t *

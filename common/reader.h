@@ -61,7 +61,8 @@ void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
  * KP_KEY_MODULE and more).  That is, key(f) is the same frame for two
  * such frames that differ only there (and in the flags KP_F_ADDR,
  * KP_F_OFF and KP_F_SIZE).  After kp_reader_set_key (with no key set,
- * nothing is ignored).
+ * nothing is ignored), and again between records when what the key
+ * ignores has changed (with the metadata read so far, say).
  */
 enum { KP_KEY_NAMED = 1, KP_KEY_MODULE = 2, KP_KEY_UNNAMED = 6 };
 void kp_reader_key_ignores(struct kp_reader *rd, unsigned what);

@@ -245,6 +245,24 @@ fold_key(const struct kp_frame *f)
 }
 
 /*
+ * What fold_key ignores, with the metadata read so far: the address and
+ * offset of a frame with a symbol (unless --offsets), and of one
+ * without once its name cannot be its address (frame_name: not
+ * --addrs, --perf-addrs or --backtick, and the source known, not
+ * DTrace).
+ */
+static unsigned
+fold_ignores(void)
+{
+	unsigned what = opt_offsets ? 0 : KP_KEY_NAMED;
+
+	if (!opt_addrs && !opt_perf_addrs && !opt_backtick &&
+	    addrs_decided() && !dtrace_addrs)
+		what |= KP_KEY_UNNAMED;
+	return what;
+}
+
+/*
  * Append the folded text of st (root first) to *buf at *len.  A key
  * frame with a symbol holds its text; the others are named here.
  */
@@ -345,8 +363,7 @@ main(int argc, char **argv)
 
 	/* a frame with a symbol is named by it and its module (and
 	 * --offsets, its offset): not its address */
-	agg = kp_agg_read_keyed(argc, argv, fold_key,
-				opt_offsets ? 0 : KP_KEY_NAMED);
+	agg = kp_agg_read_keyed(argc, argv, fold_key, fold_ignores);
 	/* "unix`0xfffffffffb800c91": the DTrace peers keep the address */
 	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
 		       strcmp(kp_meta_get("source"), "dtrace") == 0;

@@ -43,6 +43,7 @@ records(const char *path, bool fast, size_t *len)
 	struct kp_reader *rd;
 	const struct kp_stack *st;
 	const uint32_t *ids;
+	unsigned long nrec;
 	char *buf = NULL;
 	FILE *mem = open_memstream(&buf, len);
 	size_t i;
@@ -54,7 +55,7 @@ records(const char *path, bool fast, size_t *len)
 	kp_meta_clear();
 	rd = kp_reader_open(path);
 	name_key_set(rd);
-	while ((st = kp_reader_next(rd)) != NULL) {
+	for (nrec = 1; (st = kp_reader_next(rd)) != NULL; nrec++) {
 		ids = kp_reader_ids(rd);
 		fprintf(mem, "%lu %llu:", kp_input_lineno(kp_reader_input(rd)),
 			(unsigned long long)st->count);
@@ -64,6 +65,7 @@ records(const char *path, bool fast, size_t *len)
 			fprintf(mem, " %p", (const void *)st->frames[i]);
 		}
 		fputc('\n', mem);
+		name_key_after(rd, nrec);
 	}
 	fprintf(mem, "%lu %lu %zu\n", kp_input_lineno(kp_reader_input(rd)),
 		kp_skipped, kp_meta_count());
@@ -94,7 +96,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	kp_refuse_foreign = false; /* any bytes: read on */
 	kp_meta_clear();
-	for (name_keyed = 0; name_keyed < 4; name_keyed++) {
+	for (name_keyed = 0; name_keyed < NAME_KEYS; name_keyed++) {
 		a = records(path, true, &alen);
 		b = records(path, false, &blen);
 		if (alen != blen || memcmp(a, b, alen) != 0)

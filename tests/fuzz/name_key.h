@@ -5,9 +5,13 @@
  * frame (name_keyed 1, KP_KEY_NAMED | KP_KEY_UNNAMED), for frames with a
  * symbol (2, KP_KEY_NAMED), for frames with a module (3, KP_KEY_NAMED |
  * KP_KEY_MODULE), so that the reader's fast path reads names (reader.c,
- * the name cache) where its plain path parses every line.  name_keyed
- * 0: no key.
+ * the name cache) where its plain path parses every line; the key of
+ * 1 said to ignore all, nothing and KP_KEY_NAMED in turn, record by
+ * record (4: what a key is said to ignore changes between records, as
+ * kp-fold's does once the metadata names the source).  name_keyed 0: no
+ * key.  NAME_KEYS: how many there are.
  */
+#define NAME_KEYS 5
 #ifndef KP_TESTS_NAME_KEY_H
 #define KP_TESTS_NAME_KEY_H
 
@@ -38,6 +42,25 @@ name_key(const struct kp_frame *f)
 	return kp_frame_intern(&g);
 }
 
+/* What the key of name_keyed is said to ignore after its nth record. */
+static unsigned
+name_key_ignores(unsigned long n)
+{
+	static const unsigned turn[3] = { KP_KEY_NAMED | KP_KEY_UNNAMED, 0,
+					  KP_KEY_NAMED };
+
+	switch (name_keyed) {
+	case 1:
+		return KP_KEY_NAMED | KP_KEY_UNNAMED;
+	case 2:
+		return KP_KEY_NAMED;
+	case 3:
+		return KP_KEY_NAMED | KP_KEY_MODULE;
+	default:
+		return turn[n % 3];
+	}
+}
+
 /* rd read with the key name_keyed says (before its first record). */
 static void
 name_key_set(struct kp_reader *rd)
@@ -45,11 +68,15 @@ name_key_set(struct kp_reader *rd)
 	if (!name_keyed)
 		return;
 	kp_reader_set_key(rd, name_key);
-	kp_reader_key_ignores(rd, name_keyed == 1   ? KP_KEY_NAMED |
-							      KP_KEY_UNNAMED
-				  : name_keyed == 2 ? KP_KEY_NAMED
-						    : KP_KEY_NAMED |
-							      KP_KEY_MODULE);
+	kp_reader_key_ignores(rd, name_key_ignores(0));
+}
+
+/* After rd's nth record (1, 2, ...): name_keyed 4 says anew. */
+static void
+name_key_after(struct kp_reader *rd, unsigned long n)
+{
+	if (name_keyed == 4)
+		kp_reader_key_ignores(rd, name_key_ignores(n));
 }
 
 #endif /* KP_TESTS_NAME_KEY_H */

@@ -45,6 +45,7 @@ trace(bool fast)
 	struct kp_reader *rd;
 	const struct kp_stack *st;
 	const uint32_t *ids;
+	unsigned long nrec;
 	int saved, fd;
 
 	if (!out)
@@ -61,7 +62,7 @@ trace(bool fast)
 	close(fd);
 	rd = kp_reader_open(path);
 	name_key_set(rd);
-	while ((st = kp_reader_next(rd)) != NULL) {
+	for (nrec = 1; (st = kp_reader_next(rd)) != NULL; nrec++) {
 		ids = kp_reader_ids(rd);
 		fprintf(out, "line %lu: count %" PRIu64 ":",
 			kp_input_lineno(kp_reader_input(rd)), st->count);
@@ -71,6 +72,7 @@ trace(bool fast)
 			CHECK(ids[i] == st->frames[i]->id);
 		}
 		fputc('\n', out);
+		name_key_after(rd, nrec);
 	}
 	fprintf(out, "end at line %lu, %lu skipped, %zu metadata lines\n",
 		kp_input_lineno(kp_reader_input(rd)), kp_skipped,
@@ -102,7 +104,7 @@ both_ways(const char *data, size_t len)
 	char *a, *b;
 
 	put_file(path, data, len);
-	for (name_keyed = 0; name_keyed < 4; name_keyed++) {
+	for (name_keyed = 0; name_keyed < NAME_KEYS; name_keyed++) {
 		a = trace(true);
 		b = trace(false);
 		CHECK(strcmp(a, b) == 0);
