@@ -35,6 +35,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "bytes.h"
 #include "conv.h"
 #include "idagg.h"
 #include "internal.h"
@@ -284,7 +285,7 @@ tmpl_find(struct kp_perf_text *T, const struct ttext *x)
 }
 
 /* n bytes of lane's template arena, 8-byte aligned (and, as the arena
- * is a mapping of its own, 16 bytes after them readable: bytes_eq). */
+ * is a mapping of its own, 16 bytes after them readable: kp_bytes_eq). */
 static char *
 tarena_alloc(struct kp_perf_text *T, int lane, size_t n)
 {
@@ -439,31 +440,6 @@ nl_at(const char *p, const char *e)
 #endif
 }
 
-/* a[0..n) is b[0..n): both readable 16 bytes on (p as hex_at's; a
- * template's text in its arena). */
-static inline bool
-bytes_eq(const char *a, const char *b, size_t n)
-{
-#ifdef __SSE2__
-	unsigned m;
-
-	for (; n >= 16; a += 16, b += 16, n -= 16)
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(
-			    _mm_loadu_si128((const __m128i *)(const void *)a),
-			    _mm_loadu_si128((const __m128i *)(const void *)b))) !=
-		    0xffff)
-			return false;
-	if (!n)
-		return true;
-	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-		_mm_loadu_si128((const __m128i *)(const void *)a),
-		_mm_loadu_si128((const __m128i *)(const void *)b)));
-	return (~m & ((1u << n) - 1)) == 0;
-#else
-	return memcmp(a, b, n) == 0;
-#endif
-}
-
 /*
  * The text of a frame line after its address, from p to its end e, is
  * template t's with offset off (under key: L_OFF): the same bytes
@@ -477,7 +453,7 @@ text_is(const struct tmpl *t, uint32_t key, uint32_t off, const char *p,
 	uint64_t v;
 
 	if ((size_t)(e - p) < (size_t)t->nhead + t->ntail ||
-	    !bytes_eq(p, t->head, t->nhead))
+	    !kp_bytes_eq(p, t->head, t->nhead))
 		return false;
 	p += t->nhead;
 	if (key & L_OFF) {
@@ -485,7 +461,7 @@ text_is(const struct tmpl *t, uint32_t key, uint32_t off, const char *p,
 		    !(p = hex_at(p + 3, e, &v)) || v != off)
 			return false;
 	}
-	return (size_t)(e - p) == t->ntail && bytes_eq(p, t->tail, t->ntail);
+	return (size_t)(e - p) == t->ntail && kp_bytes_eq(p, t->tail, t->ntail);
 }
 
 /* The frame line of address addr, its text after it [p, e), read under

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "conv.h"
 #include "internal.h"
 
@@ -106,6 +107,8 @@ struct kp_reader {
 	unsigned nbits;
 	size_t nnents;
 	uint32_t nlast; /* the lean path's last line's name, or 0 */
+	uint32_t nstart; /* the name the last record began with, or 0 */
+	uint32_t *byaddr; /* the name last read at an address (lean_slot) */
 	/* the lines ahead, in the input buffer (see ahead()) */
 	struct ahead ring[AHEAD];
 	unsigned head, nring;
@@ -256,7 +259,8 @@ ent_alloc(struct kp_reader *rd, size_t size)
 			rd->chunks = kp_xrealloc(rd->chunks, rd->chunkcap *
 							     sizeof(*rd->chunks));
 		}
-		rd->chunks[rd->nchunks++] = kp_xmalloc(ENT_CHUNK);
+		/* (16 bytes more: an entry's text is read 16 at a time) */
+		rd->chunks[rd->nchunks++] = kp_xmalloc(ENT_CHUNK + 16);
 		rd->used = 8;
 	}
 	ref = (uint32_t)((rd->nchunks - 1) << ENT_SHIFT | rd->used >> 3);
@@ -593,6 +597,8 @@ struct name_ent {
 	uint32_t id;		  /* f->id */
 	uint32_t next; /* the name the line after it had last (lean path) */
 	uint16_t slen, mlen;
+	bool bare; /* a module alone that a line without an offset can give
+		    * (lean_known) */
 	char text[]; /* the symbol, then the module */
 };
 
@@ -658,6 +664,9 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		e->mlen = (uint16_t)sh->mlen;
 		memcpy(e->text, sh->sym, sh->slen);
 		memcpy(e->text + sh->slen, sh->mod, sh->mlen);
+		e->bare = !sh->slen && sh->mlen &&
+			  !offsize_before(e->text, e->text + sh->mlen) &&
+			  !offset_like(e->text, e->text + sh->mlen);
 		rd->ntab[j].tag = tag;
 		rd->ntab[j].ref = ref;
 		rd->nnents++;
@@ -877,16 +886,114 @@ line(struct kp_reader *rd, struct ahead *a)
  *
  * With a key that ignores addresses, most lines of a stream are frame
  * lines as a writer prints them: " 0x", 16 hex digits, then " : " and a
- * symbol, its offset and a module, or " [MODULE+0xOFF]", or nothing.
- * Each is read where it lies in the input buffer: its end found, its
- * name looked up in the name cache (name_shape, name_frame), its key
- * pushed, and nothing else (not the ring of lines ahead: the names of a
- * capture are few, 67,000 or 9,000 where its lines are 150,000, and
- * their table is seldom out of the cache).  Any other line (a count,
- * "!", metadata, another shape, blanks at its end, one the name cache
- * refuses) goes to line() as the plain path reads it, the lines before
- * it counted as read: the same records, messages and line numbers.
+ * symbol, its offset and a module, or " [MODULE+0xOFF]", " [MODULE]",
+ * or nothing; and the "\tCOUNT" and "!" between records.  Each is read
+ * where it lies in the input buffer, and nothing else is done (not the
+ * ring of lines ahead: the names of a capture are few, 67,000 or 9,000
+ * where its lines are 150,000, and their table is seldom out of the
+ * cache).  A frame line is first taken for the name that followed the
+ * last line's the last time (at a record's start, the name the last
+ * record began with): where it is that name's, its end is where the
+ * name says and no search for it is made (lean_known; on perf2kp's
+ * real capture 3 lines in 4).  Else its end is found and its name
+ * looked up in the name cache (name_shape, name_frame).  Any other line
+ * (metadata, another shape, blanks at its end, one the name cache
+ * refuses, a count or "!" not where a record ends or begins) goes to
+ * line() as the plain path reads it, the lines before it counted as
+ * read: the same records, messages and line numbers.
  */
+
+static inline const struct name_ent *
+name_at(const struct kp_reader *rd, uint32_t ref)
+{
+	return (const struct name_ent *)(const void *)ent_at(rd, ref);
+}
+
+/* "+0xOFF" or "+0xOFF/0xSIZE" at q, 1 or more digits each: its end,
+ * or NULL; 40 bytes readable from q.  (More than 16 digits: the end is
+ * a 17th, no blank, '/' or ']', and lean_known refuses the line.) */
+static inline const char *
+offsize_known(const char *q)
+{
+	size_t h;
+
+	if (q[0] != '+' || q[1] != '0' || q[2] != 'x' ||
+	    !(h = kp_hex_len16(q + 3)))
+		return NULL;
+	q += 3 + h;
+	if (q[0] == '/' && q[1] == '0' && q[2] == 'x') {
+		if (!(h = kp_hex_len16(q + 3)))
+			return NULL;
+		q += 3 + h;
+	}
+	return q;
+}
+
+/*
+ * The line at p, if it is a frame line of name entry n's shape with its
+ * name, as name_shape() reads it: " 0xADDR : SYM+0xOFF [MOD]",
+ * " 0xADDR [MOD+0xOFF]" ("/0xSIZE" after either offset), " 0xADDR
+ * [MOD]" (n->bare: the module cannot be taken for one with an offset)
+ * or " 0xADDR", one blank before and nothing after: its '\n', else
+ * NULL.  The line ends where n says (the bytes before hold no '\n': nor
+ * does n's text), so it is not searched for.  Then name_shape() finds
+ * n's name there: the module has no '[' (name_shape took it so once),
+ * and what the offsets are is all hex digits.  LEAN_MARGIN bytes more
+ * than n's text are readable from p.
+ */
+#define LEAN_MARGIN 96
+
+static inline const char *
+lean_known(const char *p, const struct name_ent *n)
+{
+	const char *q = p + 19, *mod = n->text + n->slen;
+
+	if (p[0] != ' ' || p[1] != '0' || p[2] != 'x' ||
+	    kp_hex_len16(p + 3) != 16)
+		return NULL;
+	if (n->slen) {
+		if (q[0] != ' ' || q[1] != ':' || q[2] != ' ' ||
+		    !kp_bytes_eq(q + 3, n->text, n->slen) ||
+		    !(q = offsize_known(q + 3 + n->slen)) || q[0] != ' ' ||
+		    q[1] != '[' || !kp_bytes_eq(q + 2, mod, n->mlen))
+			return NULL;
+		q += 2 + n->mlen;
+		return q[0] == ']' && q[1] == '\n' ? q + 1 : NULL;
+	}
+	if (!n->mlen)
+		return q[0] == '\n' ? q : NULL;
+	if (q[0] != ' ' || q[1] != '[' || !kp_bytes_eq(q + 2, mod, n->mlen))
+		return NULL;
+	q += 2 + n->mlen;
+	if (q[0] == ']')
+		return n->bare && q[1] == '\n' ? q + 1 : NULL;
+	q = offsize_known(q);
+	return q && q[0] == ']' && q[1] == '\n' ? q + 1 : NULL;
+}
+
+/* The slot of rd->byaddr of the frame line at p (19 bytes readable):
+ * its address's text hashed. */
+#define BYADDR_BITS 14
+
+static inline uint32_t *
+lean_slot(const struct kp_reader *rd, const char *p)
+{
+	uint64_t h = (word(p + 3) * 0x9e3779b97f4a7c15ull ^ word(p + 11)) *
+		     0xbf58476d1ce4e5b9ull;
+
+	return &rd->byaddr[h >> (64 - BYADDR_BITS)];
+}
+
+/* Name ref read at the frame line p: what the next guesses take */
+static inline void
+lean_link(struct kp_reader *rd, const char *p, uint32_t ref)
+{
+	if (!rd->n)
+		rd->nstart = ref;
+	else if (rd->nlast)
+		((struct name_ent *)(void *)ent_at(rd, rd->nlast))->next = ref;
+	*lean_slot(rd, p) = ref;
+}
 
 /*
  * A frame line of those shapes (p, len: as it lies, without its
@@ -894,70 +1001,11 @@ line(struct kp_reader *rd, struct ahead *a)
  * line (line() need not look at its shape again: p + 1 is the line
  * trimmed), LINE_ANY when it was not looked at.
  */
-/* "+0xOFF" or "+0xOFF/0xSIZE" (1 to 16 digits each) at p, before e:
- * its end, or NULL. */
-static inline const char *
-offsize_at(const char *p, const char *e)
-{
-	const char *q;
-
-	if (e - p < 4 || p[0] != '+' || p[1] != '0' || p[2] != 'x')
-		return NULL;
-	q = hex_after(p + 3, e);
-	if (q == p + 3 || q - (p + 3) > 16)
-		return NULL;
-	if (e - q >= 4 && q[0] == '/' && q[1] == '0' && q[2] == 'x') {
-		p = q + 3;
-		q = hex_after(p, e);
-		if (q == p || q - p > 16)
-			return NULL;
-	}
-	return q;
-}
-
-/*
- * Is the trimmed line s (len bytes, "0x" and 16 hex digits checked) of
- * name entry e's shape, as name_shape() reads it: "0xADDR : SYM+0xOFF
- * [MOD]", "0xADDR [MOD+0xOFF]" ("/0xSIZE" after either offset, MOD
- * without an offset) or "0xADDR", with e's symbol and module?  Then
- * name_shape() finds them there: the module has no '[' (name_shape took
- * it so once), and what the offsets are is all hex digits.
- */
-static inline bool
-name_is(const struct name_ent *e, const char *s, size_t len)
-{
-	const char *p = s + 18, *end = s + len, *mod = e->text + e->slen;
-
-	if (!e->mlen)
-		return len == 18;
-	if (e->slen) {
-		if ((size_t)(end - p) < 3 + (size_t)e->slen + 4 + 2 + e->mlen + 1 ||
-		    p[0] != ' ' || p[1] != ':' || p[2] != ' ' ||
-		    memcmp(p + 3, e->text, e->slen) != 0)
-			return false;
-		p = offsize_at(p + 3 + e->slen, end);
-		return p && end - p == 3 + e->mlen && p[0] == ' ' &&
-		       p[1] == '[' && end[-1] == ']' &&
-		       memcmp(p + 2, mod, e->mlen) == 0;
-	}
-	if ((size_t)(end - p) < 2 + (size_t)e->mlen + 1 || p[0] != ' ' ||
-	    p[1] != '[' || end[-1] != ']' || memcmp(p + 2, mod, e->mlen) != 0)
-		return false;
-	p += 2 + e->mlen;
-	if (p != end - 1)
-		return offsize_at(p, end - 1) == end - 1;
-	/* no offset: as name_shape has it, not if the module's end could
-	 * be taken for one ("[m+0x1]" is module m) */
-	return !offsize_before(s + 20, end - 1) && !offset_like(s + 20, end - 1);
-}
-
 static inline int
 lean_frame(struct kp_reader *rd, const char *p, size_t len)
 {
-	const uint64_t high = 0x0101010101010101ull << 7;
 	const char *s = p + 1;
 	const struct kp_frame *f;
-	const struct name_ent *e;
 	struct shape sh;
 	uint32_t id, ref;
 	char last;
@@ -967,49 +1015,112 @@ lean_frame(struct kp_reader *rd, const char *p, size_t len)
 	last = p[len - 1];
 	if (last == ' ' || last == '\t' || last == '\r')
 		return LINE_ANY;
-	/* the name that followed the last one, if this line is it */
-	if (rd->nlast && (ref = ((const struct name_ent *)(void *)ent_at(
-					 rd, rd->nlast))->next) &&
-	    s[1] == 'x' && len - 1 >= 18 &&
-	    (hex_bytes(word(s + 2)) & hex_bytes(word(s + 10))) == high &&
-	    (len - 1 == 18 || s[18] == ' ') &&
-	    name_is(e = (const struct name_ent *)(void *)ent_at(rd, ref), s,
-		    len - 1)) {
-		rd->nlast = ref;
-		push(rd, e->f, e->id);
-		return LINE_NAME;
-	}
 	if (!name_shape(rd, s, len - 1, &sh))
 		return LINE_TAG;
 	f = name_frame(rd, s, len - 1, &sh, name_tag(&sh), &id, &ref);
 	if (!f)
 		return LINE_TAG; /* refused: read as any line */
-	if (rd->nlast && ref)
-		((struct name_ent *)(void *)ent_at(rd, rd->nlast))->next = ref;
+	if (ref)
+		lean_link(rd, p, ref);
 	rd->nlast = ref;
 	push(rd, f, id);
 	return LINE_NAME;
+}
+
+/* The name the line at the cursor is likely to have (see above): its
+ * reference, or 0. */
+static inline uint32_t
+lean_guess(const struct kp_reader *rd)
+{
+	return !rd->n	   ? rd->nstart
+	       : rd->nlast ? name_at(rd, rd->nlast)->next
+			   : 0;
+}
+
+/* The line at p (before e) if it has name ref (lean_known): its '\n';
+ * else NULL. */
+static inline const char *
+lean_try(const struct kp_reader *rd, const char *p, const char *e,
+	 uint32_t ref)
+{
+	const struct name_ent *g = name_at(rd, ref);
+
+	if (e - p < LEAN_MARGIN + g->slen + g->mlen)
+		return NULL;
+	return lean_known(p, g);
+}
+
+/* The line has name ref: its key pushed. */
+static inline void
+lean_push(struct kp_reader *rd, uint32_t ref)
+{
+	const struct name_ent *g = name_at(rd, ref);
+
+	rd->nlast = ref;
+	push(rd, g->f, g->id);
 }
 
 static const struct kp_stack *
 lean_next(struct kp_reader *rd)
 {
 	const struct kp_stack *st;
-	const char *b, *p, *e, *nl, *s;
+	const char *b, *p, *e, *nl, *s, *q;
 	size_t n, len;
 	unsigned long lines;
+	uint64_t count;
+	uint32_t ref;
 	struct ahead a;
 	int kind = LINE_ANY;
 
+	if (!rd->byaddr)
+		rd->byaddr = kp_xcalloc((size_t)1 << BYADDR_BITS,
+					sizeof(*rd->byaddr));
 	for (;;) {
 		n = kp_input_buffered(rd->in, &b);
 		e = b + n;
-		for (p = b, lines = 0;
-		     (nl = memchr(p, '\n', (size_t)(e - p))) != NULL;
-		     p = nl + 1, lines++)
-			if ((kind = lean_frame(rd, p, (size_t)(nl - p))) !=
-			    LINE_NAME)
+		for (p = b, lines = 0;; p = nl + 1, lines++) {
+			if ((ref = lean_guess(rd)) != 0 &&
+			    (nl = lean_try(rd, p, e, ref)) != NULL) {
+				lean_push(rd, ref);
+				continue;
+			}
+			/* else the name last read at its address */
+			if (e - p >= 19 && (ref = *lean_slot(rd, p)) != 0 &&
+			    (nl = lean_try(rd, p, e, ref)) != NULL) {
+				lean_link(rd, p, ref);
+				lean_push(rd, ref);
+				continue;
+			}
+			if (e - p >= 24 && p[0] == '\t' && rd->n && !rd->bad) {
+				/* a count of up to 19 digits: it fits */
+				for (q = p + 1, count = 0;
+				     q < p + 20 && *q >= '0' && *q <= '9'; q++)
+					count = count * 10 +
+						(uint64_t)(*q - '0');
+				if (q > p + 1 && *q == '\n') {
+					kp_input_consume(rd->in,
+							 (size_t)(q + 1 - b),
+							 lines + 1);
+					rd->st.frames = rd->frames;
+					rd->st.n = rd->n;
+					rd->st.count = count;
+					rd->n = 0;
+					rd->nlast = 0;
+					return &rd->st;
+				}
+			}
+			if (e - p >= 2 && p[0] == '!' && p[1] == '\n' &&
+			    !rd->n && !rd->bad) {
+				rd->nlast = 0;
+				nl = p + 1;
+				continue;
+			}
+			nl = memchr(p, '\n', (size_t)(e - p));
+			if (!nl ||
+			    (kind = lean_frame(rd, p, (size_t)(nl - p))) !=
+				    LINE_NAME)
 				break;
+		}
 		kp_input_consume(rd->in, (size_t)(p - b), lines);
 		if (nl) {
 			/* a line of another kind, whole in the buffer */
@@ -1093,5 +1204,6 @@ kp_reader_close(struct kp_reader *rd)
 	free(rd->chunks);
 	free(rd->tab);
 	free(rd->ntab);
+	free(rd->byaddr);
 	free(rd);
 }
