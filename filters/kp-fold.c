@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "kp.h"
 
 static bool opt_modules, opt_offsets, opt_addrs, opt_jit, opt_inlined;
@@ -49,28 +50,6 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-struct line {
-	char *text;
-	size_t len;
-	uint64_t count;
-};
-
-static int
-cmp_line(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->text, y->text, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/*
- * A JIT module, as perf names them: perf-map-agent's and V8's
- * /tmp/perf-PID.map, and jitdump's /tmp/jitted-PID-N.so (as inferno).
- */
 static bool
 is_jit(const char *m)
 {
@@ -266,34 +245,6 @@ fold_ignores(void)
  * Append the folded text of st (root first) to *buf at *len.  A key
  * frame with a symbol holds its text; the others are named here.
  */
-static void
-fold(const struct kp_stack *st, char **buf, size_t *len, size_t *cap,
-     char **nb, size_t *ncap)
-{
-	const struct kp_frame *f;
-	const char *t;
-	size_t start = *len, n, i;
-
-	for (i = st->n; i-- > 0;) {
-		f = st->frames[i];
-		if (f->sym) {
-			t = f->sym;
-			n = strlen(t);
-		} else {
-			n = segment(f, nb, ncap);
-			t = *nb;
-		}
-		if (*len + n + 2 > *cap) {
-			*cap = (*len + n + 2) * 2;
-			*buf = kp_xrealloc(*buf, *cap);
-		}
-		if (*len > start)
-			(*buf)[(*len)++] = ';';
-		memcpy(*buf + *len, t, n);
-		*len += n;
-	}
-}
-
 int
 main(int argc, char **argv)
 {
@@ -320,9 +271,11 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kp_agg *agg;
-	struct line *lines;
-	char *buf = NULL, *nb = NULL;
-	size_t cap = 0, ncap = 0, len, i, n, out;
+	struct kp_fold_name *names;
+	uint32_t *ids = NULL;
+	uint64_t *counts;
+	char *nb = NULL;
+	size_t cap = 0, ncap = 0, len, i, k, n, nnames, *start;
 	int ch, status;
 
 	kp_init(argv);
@@ -368,46 +321,46 @@ main(int argc, char **argv)
 	dtrace_addrs = !opt_perf_addrs && kp_meta_get("source") &&
 		       strcmp(kp_meta_get("source"), "dtrace") == 0;
 
-	/* the lines' text, one after the other in buf */
+	/* each stack as its frames' names, root first (a name made once
+	 * a frame) */
 	n = kp_agg_len(agg);
-	lines = kp_xcalloc(n ? n : 1, sizeof(*lines));
+	nnames = kp_frame_count();
+	names = kp_xcalloc(nnames ? nnames : 1, sizeof(*names));
+	start = kp_xmalloc((n + 1) * sizeof(*start));
+	counts = kp_xmalloc((n ? n : 1) * sizeof(*counts));
 	for (i = 0, len = 0; i < n; i++) {
 		const struct kp_stack *st = kp_agg_get(agg, i);
 
-		lines[i].len = len; /* where it starts, until buf is whole */
-		fold(st, &buf, &len, &cap, &nb, &ncap);
-		lines[i].len = len - lines[i].len;
-		lines[i].count = st->count;
-	}
-	for (i = 0, len = 0; i < n; len += lines[i++].len)
-		lines[i].text = buf + len;
-	qsort(lines, n, sizeof(*lines), cmp_line);
-	status = KP_EXIT_OK;
-	for (i = 0, out = 0; i < n; i++) {
-		/* equal folded text: merge into the line before */
-		if (out && cmp_line(&lines[out - 1], &lines[i]) == 0) {
-			if (lines[out - 1].count > UINT64_MAX - lines[i].count) {
-				kp_warn("the count of '%.*s' overflows 64 bits",
-					(int)lines[i].len, lines[i].text);
-				status = KP_EXIT_FATAL;
-				break;
+		start[i] = len;
+		counts[i] = st->count;
+		if (len + st->n > cap) {
+			cap = 2 * (len + st->n);
+			ids = kp_xrealloc(ids, cap * sizeof(*ids));
+		}
+		for (k = st->n; k-- > 0;) {
+			const struct kp_frame *f = st->frames[k];
+			struct kp_fold_name *nm = &names[f->id];
+
+			if (!nm->s && f->sym) {
+				nm->s = f->sym;
+				nm->len = strlen(f->sym);
+			} else if (!nm->s) {
+				nm->len = segment(f, &nb, &ncap);
+				nm->s = kp_intern(nb, nm->len);
 			}
-			lines[out - 1].count += lines[i].count;
-			continue;
+			ids[len++] = f->id;
 		}
-		lines[out++] = lines[i];
 	}
-	if (status != KP_EXIT_FATAL)
-		for (i = 0; i < out; i++) {
-			fwrite(lines[i].text, 1, lines[i].len, stdout);
-			printf(" %" PRIu64 "\n", lines[i].count);
-		}
+	start[n] = len;
+	status = kp_folded_write(stdout, names, nnames, ids, start, counts, n);
 	/* the output closed first: the next filter reads its end while
 	 * the memory is given back */
 	if (status != KP_EXIT_FATAL)
 		status = kp_finish();
-	free(lines);
-	free(buf);
+	free(names);
+	free(ids);
+	free(start);
+	free(counts);
 	free(nb);
 	kp_agg_free(agg);
 	return status;
