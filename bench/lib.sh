@@ -108,3 +108,15 @@ speedup() {
 			printf "%-40s %6.2fx the speed of %s (median of %d paired rounds; %.2f-%.2fx)\n",
 				ka, m, kb, n, q[1], q[n] }' "$out"
 }
+# peak_vs OUT KP PEER: the largest peak RSS of the command named KP and
+# of the one named PEER over the rounds of OUT, and their ratio
+peak_vs() {
+	local out=$1 a b
+	a=$(grep -n -x -F -- "$2" "$out.names" | cut -d: -f1) || true
+	b=$(grep -n -x -F -- "$3" "$out.names" | cut -d: -f1) || true
+	[ -n "$a" ] && [ -n "$b" ] || return 0
+	awk -v a="$((a - 1))" -v b="$((b - 1))" -v ka="$2" -v kb="$3" '
+		$2 == a && $5 > ra { ra = $5 } $2 == b && $5 > rb { rb = $5 }
+		END { printf "%-40s peak RSS %.1f MB, %.2fx that of %s (%.1f MB)\n",
+			ka, ra / 1024, rb ? ra / rb : 0, kb, rb / 1024 }' "$out"
+}

@@ -15,7 +15,8 @@
 # the same folded stacks and report in fewer bytes).  Then how many
 # times faster each pipeline is than inferno-collapse-perf: the median
 # of the rounds' ratios (each round's pair ran back to back, so this
-# machine's drift cancels), with the lowest and highest; and the text
+# machine's drift cancels), with the lowest and highest; perf2kp's peak
+# RSS beside inferno-collapse-perf's; and the text
 # to an SVG flame graph, perf2kp | kp-flame beside inferno-collapse-perf
 # | inferno-flamegraph (when that is on PATH too).  Then the
 # replicated case: samples/perf-dd-a-g.txt replicated to REPL_MB
@@ -71,6 +72,7 @@ if [ $peer = 1 ]; then
 	for n in "${kp[@]}"; do
 		speedup "$out/.real" "$n" inferno-collapse-perf
 	done
+	peak_vs "$out/.real" perf2kp inferno-collapse-perf
 fi
 [ $svg = 1 ] && speedup "$out/.real" "perf2kp | kp-flame" \
 	"inferno (collapse | flamegraph)"
