@@ -18,9 +18,9 @@ struct kp_fold_name {
 /*
  * Stack i of the n, with count counts[i], is the frames
  * ids[start[i] .. start[i + 1]), root first, each an index into
- * names[0 .. nnames).  Its line written to fp: KP_EXIT_OK, or
- * KP_EXIT_FATAL (said) where lines of one text sum past 2^64 - 1, the
- * lines before it written.
+ * names[0 .. nnames).  The lines written to fp: KP_EXIT_OK; or
+ * KP_EXIT_FATAL, said and nothing written, where lines of one text sum
+ * past 2^64 - 1.
  */
 int kp_folded_write(FILE *fp, const struct kp_fold_name *names,
 		    size_t nnames, const uint32_t *ids, const size_t *start,
