@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifdef __SSE2__
@@ -39,21 +40,78 @@ kp_bytes_eq(const char *a, const char *b, size_t n)
 #endif
 }
 
+/* The first byte in [p, e) that is c1 or c2 (in), or that is neither
+ * (!in): where it is, or NULL; up to 15 bytes past e readable. */
+static inline const char *
+kp_bytes_find(const char *p, const char *e, char c1, char c2, bool in)
+{
+#ifdef __SSE2__
+	unsigned m;
+
+	for (; p < e; p += 16) {
+		const __m128i x =
+			_mm_loadu_si128((const __m128i *)(const void *)p);
+
+		m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(c1)),
+				     _mm_cmpeq_epi8(x, _mm_set1_epi8(c2))));
+		if (!in)
+			m = ~m & 0xffff;
+		if (m)
+			return p + __builtin_ctz(m) < e ? p + __builtin_ctz(m)
+							 : NULL;
+	}
+	return NULL;
+#else
+	for (; p < e; p++)
+		if ((*p == c1 || *p == c2) == in)
+			return p;
+	return NULL;
+#endif
+}
+
+#ifdef __SSE2__
+/* The bytes of x that are hex digits (0-9, a-f, A-F), a bit each;
+ * *alpha: those that are letters, as 0xff bytes (for kp_hex_value16). */
+static inline unsigned
+kp_hex_bits16(__m128i x, __m128i *alpha)
+{
+	const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	const __m128i digit = _mm_and_si128(
+		_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+		_mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+
+	*alpha = _mm_and_si128(_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
+			       _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, *alpha));
+}
+
+/* The 16 bytes of x read as 16 hex digits, the first the highest (a
+ * byte that is no digit reads as its low 4 bits; a space as 0). */
+static inline uint64_t
+kp_hex_value16(__m128i x, __m128i alpha)
+{
+	/* each digit's value, then two a byte, the first the high one */
+	const __m128i d = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
+				       _mm_and_si128(alpha, _mm_set1_epi8(9)));
+	const __m128i pairs = _mm_and_si128(
+		_mm_or_si128(_mm_slli_epi16(d, 4), _mm_srli_epi16(d, 8)),
+		_mm_set1_epi16(0xff));
+
+	return __builtin_bswap64(
+		(uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+}
+#endif
+
 /* How many of p[0..16) are hex digits (0-9, a-f, A-F) before the
  * first that is not: 16 if all are. */
 static inline size_t
 kp_hex_len16(const char *p)
 {
 #ifdef __SSE2__
-	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
-	const __m128i digit = _mm_and_si128(
-		_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-		_mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
-	const __m128i alpha = _mm_and_si128(
-		_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
-		_mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
-	unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, alpha));
+	__m128i alpha;
+	unsigned m = kp_hex_bits16(
+		_mm_loadu_si128((const __m128i *)(const void *)p), &alpha);
 
 	return (size_t)__builtin_ctz(~m | 0x10000u);
 #else

@@ -376,16 +376,9 @@ hex_at(const char *p, const char *e, uint64_t *v)
 {
 #ifdef __SSE2__
 	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
-	const __m128i digit = _mm_and_si128(
-		_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-		_mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
-	const __m128i alpha = _mm_and_si128(
-		_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
-		_mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
-	unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, alpha));
+	__m128i alpha;
+	unsigned m = kp_hex_bits16(x, &alpha);
 	size_t n = (size_t)__builtin_ctz(~m | 0x10000u);
-	__m128i d, pairs;
 	uint64_t u;
 
 	if (n > (size_t)(e - p))
@@ -393,14 +386,7 @@ hex_at(const char *p, const char *e, uint64_t *v)
 	if (n == 0 || (n == 16 && p + 16 < e &&
 		       kp_digit_value[(unsigned char)p[16]] >= 0))
 		return NULL;
-	/* each digit's value, then two a byte, the first the high one */
-	d = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
-			 _mm_and_si128(alpha, _mm_set1_epi8(9)));
-	pairs = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(d, 4),
-					   _mm_srli_epi16(d, 8)),
-			      _mm_set1_epi16(0xff));
-	u = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
-	u = __builtin_bswap64(u);
+	u = kp_hex_value16(x, alpha);
 	*v = n == 16 ? u : u >> (4 * (16 - n));
 	return p + n;
 #else
@@ -423,21 +409,7 @@ hex_at(const char *p, const char *e, uint64_t *v)
 static inline const char *
 nl_at(const char *p, const char *e)
 {
-#ifdef __SSE2__
-	const __m128i lf = _mm_set1_epi8('\n');
-	unsigned m;
-
-	for (; p < e; p += 16) {
-		m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)(const void *)p), lf));
-		if (m)
-			return p + __builtin_ctz(m) < e ? p + __builtin_ctz(m)
-							 : NULL;
-	}
-	return NULL;
-#else
-	return memchr(p, '\n', (size_t)(e - p));
-#endif
+	return kp_bytes_find(p, e, '\n', '\n', true);
 }
 
 /*
@@ -2059,26 +2031,9 @@ block(struct worker *w)
 static inline const char *
 skip_blanks(const char *p, const char *e)
 {
-#ifdef __SSE2__
-	unsigned m;
+	const char *q = kp_bytes_find(p, e, ' ', '\t', false);
 
-	for (; p < e; p += 16) {
-		const __m128i x =
-			_mm_loadu_si128((const __m128i *)(const void *)p);
-
-		m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
-			_mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
-		if (m != 0xffff)
-			return p + __builtin_ctz(~m) < e ? p + __builtin_ctz(~m)
-							  : e;
-	}
-	return e;
-#else
-	while (p < e && kp_conv_blank(*p))
-		p++;
-	return p;
-#endif
+	return q ? q : e;
 }
 
 /*
@@ -2093,31 +2048,15 @@ addr_at(const char *s, const char *nl, uint64_t *v)
 #ifdef __SSE2__
 	if (nl - s >= 16 && (s[16] == ' ' || s + 16 == nl)) {
 		const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-		const __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
-		const __m128i alpha = _mm_and_si128(
-			_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
-			_mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lc));
-		const __m128i hex = _mm_or_si128(
-			alpha,
-			_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-				      _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x)));
-		unsigned hx = (unsigned)_mm_movemask_epi8(hex);
+		__m128i alpha;
+		unsigned hx = kp_hex_bits16(x, &alpha);
 		unsigned sp = (unsigned)_mm_movemask_epi8(
 			_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
 
 		/* spaces, then digits to the end: a space is a 0 digit */
 		if (hx && (sp | hx) == 0xffff &&
 		    sp == (1u << __builtin_ctz(hx)) - 1) {
-			const __m128i d = _mm_add_epi8(
-				_mm_and_si128(x, _mm_set1_epi8(0x0f)),
-				_mm_and_si128(alpha, _mm_set1_epi8(9)));
-			const __m128i pairs = _mm_and_si128(
-				_mm_or_si128(_mm_slli_epi16(d, 4),
-					     _mm_srli_epi16(d, 8)),
-				_mm_set1_epi16(0xff));
-
-			*v = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(
-				_mm_packus_epi16(pairs, pairs)));
+			*v = kp_hex_value16(x, alpha);
 			return s + 16;
 		}
 	}
@@ -2181,39 +2120,11 @@ rec_ahead(struct worker *w, unsigned upto)
 	w->recd = r;
 }
 
-/*
- * The frame lines that follow, while they are lines of records: a line
- * is taken only where perf_line would read it as that record's line:
- * inside a sample read to its end, the line starting with a tab (so it
- * cannot be a header), then blanks, then the record's text exactly up
- * to its "\n" (no trailing blank, no "\r", no NUL).  The first line that
- * is not taken is left to perf_line.
- */
 /* The first "\n" or NUL in [p, e), or NULL; p as hex_at's. */
 static inline const char *
 nl_or_nul_at(const char *p, const char *e)
 {
-#ifdef __SSE2__
-	unsigned m;
-
-	for (; p < e; p += 16) {
-		const __m128i x =
-			_mm_loadu_si128((const __m128i *)(const void *)p);
-
-		m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')),
-			_mm_cmpeq_epi8(x, _mm_setzero_si128())));
-		if (m)
-			return p + __builtin_ctz(m) < e ? p + __builtin_ctz(m)
-							 : NULL;
-	}
-	return NULL;
-#else
-	for (; p < e; p++)
-		if (*p == '\n' || !*p)
-			return p;
-	return NULL;
-#endif
+	return kp_bytes_find(p, e, '\n', '\0', true);
 }
 
 /*
@@ -2254,6 +2165,14 @@ sample_edge(struct worker *w)
 	}
 }
 
+/*
+ * The frame lines that follow, while they are lines of records: a line
+ * is taken only where perf_line would read it as that record's line:
+ * inside a sample read to its end, the line starting with a tab (so it
+ * cannot be a header), then blanks, then the record's text exactly up
+ * to its "\n" (no trailing blank, no "\r", no NUL).  The first line that
+ * is not taken is left to perf_line.
+ */
 static void
 ahead(struct worker *w)
 {
