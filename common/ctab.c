@@ -1,6 +1,5 @@
 /* ctab.c - tables and lanes that several threads fill at once (ctab.h) */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,16 +8,6 @@
 #include "util.h"
 
 #define FIRST_SLOTS 64 /* a shard's first array */
-
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 void
 kp_ctab_init(struct kp_ctab *t, bool shared)
@@ -31,17 +20,11 @@ void
 kp_ctab_lock(struct kp_ctab *t, uint64_t h)
 {
 	struct kp_ctab_shard *sh = kp_ctab_shard_of(t, h);
-	unsigned spins = 0;
 
 	if (!t->shared)
 		return;
 	while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&sh->lock, __ATOMIC_RELAXED)) {
-			if (++spins < 1000)
-				cpu_relax();
-			else
-				sched_yield(); /* its holder is not running */
-		}
+		kp_spin_wait(&sh->lock);
 }
 
 void

@@ -1,20 +1,9 @@
 /* strtab.c - the string interner and the arena behind it */
-#include <sched.h>
 #include <string.h>
 
 #include "internal.h"
 
 #define ARENA_CHUNK (1u << 20)
-
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 /* each thread's own (two may intern at once: internal.h) */
 static _Thread_local char *arena_cur;
@@ -27,16 +16,9 @@ _Thread_local struct kp_shard *kp_shard_held;
 void
 kp_shard_wait(struct kp_shard *sh)
 {
-	unsigned spins = 0;
-
-	do {
-		while (__atomic_load_n(&sh->lock, __ATOMIC_RELAXED)) {
-			if (++spins < 1000)
-				cpu_relax();
-			else
-				sched_yield(); /* its holder not running */
-		}
-	} while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE));
+	do
+		kp_spin_wait(&sh->lock);
+	while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE));
 }
 
 void

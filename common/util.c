@@ -413,6 +413,24 @@ kp_close_output(FILE *fp, const char *name)
 	return 0;
 }
 
+void
+kp_spin_wait(const int *lock)
+{
+	unsigned spins = 0;
+
+	while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
+		if (++spins < 1000) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ __volatile__("yield");
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+}
+
 int
 kp_cpus(void)
 {

@@ -162,6 +162,9 @@ int kp_finish(void);
 /* The processors this thread may run on (1 if that cannot be told):
  * whether a converter's second thread can run beside the first. */
 int kp_cpus(void);
+/* Until *lock reads 0 (a spin lock's holder let it go): a pause a
+ * look, then, after 1,000, sched_yield (its holder is not running). */
+void kp_spin_wait(const int *lock);
 /* Check a stream opened for output (fflush + ferror + fclose). */
 int kp_close_output(FILE *fp, const char *name);
 
