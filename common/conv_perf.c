@@ -237,15 +237,6 @@ tmpl_at(const struct kp_perf_text *T, uint32_t key)
 						   (size_t)(t & 0x3fffff) * 8);
 }
 
-static uint64_t
-mix2(uint64_t a, uint64_t b)
-{
-	__uint128_t m = (__uint128_t)(a ^ 0x9e3779b97f4a7c15ull) *
-			(b ^ 0xd6e8feb86659fd93ull);
-
-	return (uint64_t)m ^ (uint64_t)(m >> 64);
-}
-
 /* A template's text, as a frame line's after its address gives it. */
 struct ttext {
 	const char *head, *tail;
@@ -257,8 +248,9 @@ struct ttext {
 static void
 ttext_hash(struct ttext *x)
 {
-	x->h = mix2(kp_hash(x->head, x->nhead) + x->java,
-		    kp_hash(x->tail, x->ntail));
+	x->h = kp_mix((kp_hash(x->head, x->nhead) + x->java) ^
+			      0x9e3779b97f4a7c15ull,
+		      kp_hash(x->tail, x->ntail) ^ 0xd6e8feb86659fd93ull);
 }
 
 static bool

@@ -163,13 +163,11 @@ kp_id_ext(const struct kp_idagg *a, uint32_t fun)
 							   lane_id(fun));
 }
 
-static uint64_t
+/* kp_mix of a and b, each first xored with a constant of its own */
+static inline uint64_t
 mix(uint64_t a, uint64_t b)
 {
-	__uint128_t m = (__uint128_t)(a ^ 0xe7037ed1a0b428dbull) *
-			(b ^ 0x8ebc6af09c88c6e3ull);
-
-	return (uint64_t)m ^ (uint64_t)(m >> 64);
+	return kp_mix(a ^ 0xe7037ed1a0b428dbull, b ^ 0x8ebc6af09c88c6e3ull);
 }
 
 uint32_t

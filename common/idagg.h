@@ -31,6 +31,7 @@
 
 #include "ctab.h"
 #include "frame.h"
+#include "util.h"
 
 struct kp_agg;
 
@@ -113,10 +114,7 @@ struct kp_ctab *kp_id_table(struct kp_idagg *a);
 static inline uint64_t
 kp_id_addr_hash(uint64_t addr)
 {
-	__uint128_t m = (__uint128_t)(addr ^ 0x9e3779b97f4a7c15ull) *
-			0xa0761d6478bd642full;
-
-	return (uint64_t)m ^ (uint64_t)(m >> 64);
+	return kp_mix(addr ^ 0x9e3779b97f4a7c15ull, 0xa0761d6478bd642full);
 }
 uint64_t kp_id_hash(const struct kp_idrec *r);
 /* The frame record of r's identity under hash h, or KP_ID_NONE; with

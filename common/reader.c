@@ -308,14 +308,6 @@ word32(const char *p)
 	return v;
 }
 
-static inline uint64_t
-mix(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 /*
  * A hash of a line (or a name) of its first 32 bytes and its last 16
  * (frame lines differ in their address at the start and in their module
@@ -337,18 +329,18 @@ line_hash(const char *s, size_t len)
 			v = (uint64_t)(unsigned char)s[0] << 16 |
 			    (uint64_t)(unsigned char)s[len >> 1] << 8 |
 			    (unsigned char)s[len - 1];
-		return mix(v ^ 0xa0761d6478bd642full,
+		return kp_mix(v ^ 0xa0761d6478bd642full,
 			   len ^ 0x9e3779b97f4a7c15ull);
 	}
 	if (len < 16)
-		return mix(word(s) ^ 0xa0761d6478bd642full,
+		return kp_mix(word(s) ^ 0xa0761d6478bd642full,
 			   word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
-	h = mix(word(s) ^ 0xa0761d6478bd642full,
+	h = kp_mix(word(s) ^ 0xa0761d6478bd642full,
 		word(s + 8) ^ 0xe7037ed1a0b428dbull);
 	if (len >= 32)
-		h ^= mix(word(s + 16) ^ 0x8ebc6af09c88c6e3ull,
+		h ^= kp_mix(word(s + 16) ^ 0x8ebc6af09c88c6e3ull,
 			 word(s + 24) ^ 0x589965cc75374cc3ull);
-	return mix(h ^ word(s + len - 16) ^ 0x1d8e4e27c47d124full,
+	return kp_mix(h ^ word(s + len - 16) ^ 0x1d8e4e27c47d124full,
 		   word(s + len - 8) ^ len ^ 0x9e3779b97f4a7c15ull);
 }
 

@@ -287,17 +287,9 @@ kp_arg_double(const char *opt, const char *arg)
 }
 
 /*
- * A 64-bit multiply-fold hash over 8-byte words (in the manner of
- * wyhash); fast on the short strings kp hashes: symbols, lines, stacks.
+ * kp_hash: a 64-bit multiply-fold hash over 8-byte words (kp_mix);
+ * fast on the short strings kp hashes: symbols, lines, stacks.
  */
-static inline uint64_t
-mix(uint64_t a, uint64_t b)
-{
-	__uint128_t r = (__uint128_t)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 uint64_t
 kp_hash(const void *p, size_t len)
 {
@@ -313,13 +305,13 @@ kp_hash(const void *p, size_t len)
 		for (; i + 48 <= len; i += 48) {
 			memcpy(&a, s + i, 8);
 			memcpy(&b, s + i + 8, 8);
-			h = mix(a ^ 0xa0761d6478bd642full, b ^ h);
+			h = kp_mix(a ^ 0xa0761d6478bd642full, b ^ h);
 			memcpy(&c, s + i + 16, 8);
 			memcpy(&d, s + i + 24, 8);
-			h1 = mix(c ^ 0xe7037ed1a0b428dbull, d ^ h1);
+			h1 = kp_mix(c ^ 0xe7037ed1a0b428dbull, d ^ h1);
 			memcpy(&c, s + i + 32, 8);
 			memcpy(&d, s + i + 40, 8);
-			h2 = mix(c ^ 0x8ebc6af09c88c6e3ull, d ^ h2);
+			h2 = kp_mix(c ^ 0x8ebc6af09c88c6e3ull, d ^ h2);
 		}
 		h ^= h1 ^ h2;
 	}
@@ -327,7 +319,7 @@ kp_hash(const void *p, size_t len)
 	for (; i + 16 <= len; i += 16) {
 		memcpy(&a, s + i, 8);
 		memcpy(&b, s + i + 8, 8);
-		h = mix(a ^ 0xa0761d6478bd642full, b ^ h);
+		h = kp_mix(a ^ 0xa0761d6478bd642full, b ^ h);
 	}
 	/*
 	 * The last 0-15 bytes, the first 8 in a, the rest in b, zero-filled
@@ -360,7 +352,7 @@ kp_hash(const void *p, size_t len)
 		if (r > 2)
 			a |= (uint64_t)s[i + 2] << 16;
 	}
-	return mix(a ^ 0xe7037ed1a0b428dbull, b ^ h ^ 0x8ebc6af09c88c6e3ull);
+	return kp_mix(a ^ 0xe7037ed1a0b428dbull, b ^ h ^ 0x8ebc6af09c88c6e3ull);
 }
 
 /*

@@ -150,6 +150,16 @@ double kp_arg_double(const char *opt, const char *arg);
 
 /* 64-bit hash of a byte string (fast, not cryptographic). */
 uint64_t kp_hash(const void *p, size_t len);
+/* The multiply-fold step of kp_hash (in the manner of wyhash): a times
+ * b, 128 bits, the halves xored.  Its callers xor constants into a and
+ * b first (a zero factor would lose the other). */
+static inline uint64_t
+kp_mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
 
 /*
  * The number of input lines skipped so far across all inputs, and the
