@@ -145,7 +145,11 @@ grow(struct kp_ctab *t, struct kp_ctab_shard *sh, struct kp_ctab_arr *a)
 	size_t cap = a ? 2 * (a->mask + 1) : FIRST_SLOTS, i;
 	struct kp_ctab_arr *b;
 
-	b = kp_xcalloc(1, sizeof(*b) + cap * sizeof(b->slot[0]));
+	/* written through, not calloc's: a page read before its first
+	 * write maps the zero page, and that write then copies it and
+	 * stops the other thread to flush its TLB */
+	b = kp_xmalloc(sizeof(*b) + cap * sizeof(b->slot[0]));
+	memset(b, 0, sizeof(*b) + cap * sizeof(b->slot[0]));
 	b->mask = cap - 1;
 	if (a)
 		for (i = 0; i <= a->mask; i++)
