@@ -2436,6 +2436,7 @@ feed_next(struct feed *F, struct worker *w)
 		free(w->buf);
 		w->bufcap = cap + BUF_PAD;
 		w->buf = kp_xmalloc(w->bufcap);
+		kp_populate(w->buf, w->bufcap);
 	}
 	len = F->ncarry;
 	memcpy(w->buf, F->carry, len);

@@ -8,6 +8,7 @@
 #include "util.h"
 
 #define FIRST_SLOTS 64 /* a shard's first array */
+#define LANE_AHEAD (64u << 10) /* a lane's pages made at once */
 
 void
 kp_ctab_init(struct kp_ctab *t, bool shared)
@@ -145,10 +146,11 @@ grow(struct kp_ctab *t, struct kp_ctab_shard *sh, struct kp_ctab_arr *a)
 	size_t cap = a ? 2 * (a->mask + 1) : FIRST_SLOTS, i;
 	struct kp_ctab_arr *b;
 
-	/* written through, not calloc's: a page read before its first
-	 * write maps the zero page, and that write then copies it and
-	 * stops the other thread to flush its TLB */
+	/* made and written through, not calloc's: a page read before its
+	 * first write maps the zero page, and that write then copies it
+	 * and stops the other thread to flush its TLB */
 	b = kp_xmalloc(sizeof(*b) + cap * sizeof(b->slot[0]));
+	kp_populate(b, sizeof(*b) + cap * sizeof(b->slot[0]));
 	memset(b, 0, sizeof(*b) + cap * sizeof(b->slot[0]));
 	b->mask = cap - 1;
 	if (a)
@@ -213,6 +215,7 @@ kp_lane_free(struct kp_lane *l)
 		munmap(l->base, (size_t)KP_LANE_MAX * l->elem);
 	l->base = NULL;
 	l->n = 0;
+	l->made = 0;
 }
 
 void *
@@ -238,6 +241,15 @@ kp_lane_add(struct kp_lane *l, uint32_t *id)
 			      MADV_NOHUGEPAGE);
 	}
 	e = l->base + (size_t)i * l->elem;
+	if ((size_t)i * l->elem + l->elem > l->made) {
+		/* the next pages at once, not a fault each */
+		size_t ahead = (size_t)KP_LANE_MAX * l->elem - l->made;
+
+		if (ahead > LANE_AHEAD)
+			ahead = LANE_AHEAD;
+		kp_populate(l->base + l->made, ahead);
+		l->made += ahead;
+	}
 	l->n = i + 1;
 	*id = l->lane << 30 | i;
 	return e; /* zero: never written before */

@@ -154,6 +154,7 @@ struct kp_lane {
 	/* what its thread writes, on the next */
 	uint32_t n __attribute__((aligned(64))); /* elements */
 	uint32_t lane; /* its number, 0 .. KP_CTAB_THREADS - 1 */
+	size_t made; /* bytes of pages made ahead (kp_populate) */
 } __attribute__((aligned(64)));
 
 void kp_lane_init(struct kp_lane *l, uint32_t lane, size_t elem);

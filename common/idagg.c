@@ -405,6 +405,7 @@ run_alloc(struct lane *l, size_t n)
 		size_t cap = want > RUN_BLOCK ? want : RUN_BLOCK;
 
 		b = kp_xmalloc(sizeof(*b) + cap * sizeof(b->ids[0]));
+		kp_populate(b, sizeof(*b) + cap * sizeof(b->ids[0]));
 		b->next = l->blocks;
 		l->blocks = b;
 		l->left = cap;
@@ -601,6 +602,7 @@ sort_ord(struct ord *v, size_t n)
 		all_and &= v[i].pos;
 	}
 	tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp));
+	kp_populate(tmp, n * sizeof(*tmp));
 	dst = tmp;
 	for (shift = 0; shift < 64; shift += 16) {
 		size_t sum = 0, c;
@@ -637,6 +639,7 @@ ordered(struct kp_idagg *a, unsigned ev, size_t *n)
 	for (i = 0; i < KP_CTAB_THREADS; i++)
 		cap += a->stkl[i].n;
 	v = kp_xmalloc((cap ? cap : 1) * sizeof(*v));
+	kp_populate(v, cap * sizeof(*v));
 	for (i = 0; i < KP_CTAB_THREADS; i++)
 		for (k = 0; k < a->stkl[i].n; k++) {
 			const struct stk *s = stk_at(a, (uint32_t)i << 30 |

@@ -156,6 +156,29 @@ kp_table_alloc(size_t n)
 	return a;
 }
 
+/*
+ * The pages inside [p, p + n) made now, in one call, as writing them
+ * would one fault at a time (where the kernel can: Linux 5.14).
+ */
+void
+kp_populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static size_t page;
+	uintptr_t a, e;
+
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	a = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void
 kp_table_free(void *p, size_t n)
 {

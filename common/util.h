@@ -61,6 +61,8 @@ void *kp_xmalloc(size_t n);
  */
 void *kp_table_alloc(size_t n);
 void kp_table_free(void *p, size_t n);
+/* The pages inside [p, p + n) made at once (see util.c). */
+void kp_populate(void *p, size_t n);
 void *kp_xcalloc(size_t n, size_t size);
 void *kp_xrealloc(void *p, size_t n);
 /*
