@@ -8,7 +8,7 @@
 #include "util.h"
 
 #define FIRST_SLOTS 64 /* a shard's first array */
-#define LANE_AHEAD (64u << 10) /* a lane's pages made at once */
+#define LANE_AHEAD (16u << 10) /* a lane's pages made at once */
 
 void
 kp_ctab_init(struct kp_ctab *t, bool shared)

@@ -2,6 +2,9 @@
  * (idagg.h) */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #include "idagg.h"
 #include "internal.h"
@@ -405,7 +408,6 @@ run_alloc(struct lane *l, size_t n)
 		size_t cap = want > RUN_BLOCK ? want : RUN_BLOCK;
 
 		b = kp_xmalloc(sizeof(*b) + cap * sizeof(b->ids[0]));
-		kp_populate(b, sizeof(*b) + cap * sizeof(b->ids[0]));
 		b->next = l->blocks;
 		l->blocks = b;
 		l->left = cap;
@@ -792,6 +794,11 @@ kp_id_write(FILE *out, struct kp_idagg *a, unsigned ev)
 
 	kp_write_meta(out);
 	tables_free(a);
+#ifdef __GLIBC__
+	/* the tables' memory back to the system before the order's is
+	 * taken, so that writing does not raise the peak */
+	malloc_trim(0);
+#endif
 	v = ordered(a, ev, &n);
 	o.buf = o.p = kp_xmalloc(OUT_BUF);
 	o.end = o.buf + OUT_BUF;
