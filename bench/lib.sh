@@ -45,7 +45,8 @@ ratios() {
 # that a drift of this machine's speed falls on all of them alike and a
 # ratio can be taken round by round (see speedup).  Each run's wall time
 # (bash's clock around it), CPU time and peak RSS (/usr/bin/time) go to
-# OUT, one line "ROUND NAME-INDEX WALL CPU RSS_KB" each.  A command that
+# OUT, one line "ROUND NAME-INDEX WALL CPU RSS_KB" each.  With WARM set
+# to a file, that file is read before each run, untimed.  A command that
 # fails is named with its stderr, and rounds returns 1.
 rounds() {
 	local out=$1 runs=$2 r i s e tf="$KP_TOP/bench/out/.round-time"
@@ -59,6 +60,9 @@ rounds() {
 	: > "$out"
 	for r in $(seq "$runs"); do
 		for i in "${!cmds[@]}"; do
+			# the input back in the page cache, untimed: this
+			# machine's cache sheds a file read a while ago
+			[ -z "${WARM:-}" ] || cat "$WARM" > /dev/null
 			s=$EPOCHREALTIME
 			if ! /usr/bin/time -o "$tf" -f "%U %S %M" sh -c "${cmds[$i]}" \
 				> /dev/null 2> "$tf.err"; then

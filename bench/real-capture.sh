@@ -6,7 +6,8 @@
 #
 # Input: samples/perf-real-a-g.txt.xz (one 30 s system-wide capture at
 # 4999 Hz, 133 MB of perf script text, 299k samples; see its .how),
-# decompressed once to bench/out/ and read from the page cache.  The
+# decompressed once to bench/out/ and read from the page cache (read
+# again before each run, untimed: WARM in bench/lib.sh's rounds).  The
 # commands run in RUNS rounds (default 5), each once a round, in turn
 # (bench/lib.sh, rounds); printed: the median wall time, MB/s and
 # samples/s at that median, the median user+system CPU time, and the
@@ -66,7 +67,7 @@ else
 		"(install: MIRROR_ROOT=DIR bash bench/setup.sh)"
 	peer=0
 fi
-rounds "$out/.real" "$runs" "$@" || exit 1
+WARM=$txt rounds "$out/.real" "$runs" "$@" || exit 1
 round_table "$out/.real" "$bytes" "$samples"
 if [ $peer = 1 ]; then
 	for n in "${kp[@]}"; do
@@ -93,7 +94,7 @@ cat "$txt" > /dev/null
 echo "replicated: samples/perf-dd-a-g.txt to $((bytes / 1000000)) MB, $samples samples"
 set -- "perf2kp (replicated)" "'$bin/perf2kp' '$txt'"
 [ $peer = 1 ] && set -- "$@" "inferno-collapse-perf (replicated)" "inferno-collapse-perf '$txt'"
-rounds "$out/.repl" "$runs" "$@" || exit 1
+WARM=$txt rounds "$out/.repl" "$runs" "$@" || exit 1
 round_table "$out/.repl" "$bytes" "$samples"
 [ $peer = 1 ] && speedup "$out/.repl" "perf2kp (replicated)" "inferno-collapse-perf (replicated)"
 exit 0
