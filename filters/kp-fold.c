@@ -50,6 +50,10 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
+/*
+ * A JIT module, as perf names them: perf-map-agent's and V8's
+ * /tmp/perf-PID.map, and jitdump's /tmp/jitted-PID-N.so (as inferno).
+ */
 static bool
 is_jit(const char *m)
 {
@@ -241,10 +245,6 @@ fold_ignores(void)
 	return what;
 }
 
-/*
- * Append the folded text of st (root first) to *buf at *len.  A key
- * frame with a symbol holds its text; the others are named here.
- */
 int
 main(int argc, char **argv)
 {
