@@ -164,11 +164,9 @@ void
 kp_populate(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-	static size_t page;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a, e;
 
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
 	a = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
 	e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
 	if (e > a)
