@@ -590,11 +590,11 @@ struct ord {
 };
 
 /* v sorted by pos: a radix sort, 16 bits a pass, passes over bits that
- * all share left out. */
+ * all share left out; tmp, room for n, the other side of each pass. */
 static void
-sort_ord(struct ord *v, size_t n)
+sort_ord(struct ord *v, size_t n, struct ord *tmp)
 {
-	struct ord *tmp, *src = v, *dst;
+	struct ord *src = v, *dst;
 	uint64_t all_or = 0, all_and = ~0ull;
 	size_t i, count[1 << 16];
 	int shift;
@@ -603,8 +603,6 @@ sort_ord(struct ord *v, size_t n)
 		all_or |= v[i].pos;
 		all_and &= v[i].pos;
 	}
-	tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp));
-	kp_populate(tmp, n * sizeof(*tmp));
 	dst = tmp;
 	for (shift = 0; shift < 64; shift += 16) {
 		size_t sum = 0, c;
@@ -626,23 +624,103 @@ sort_ord(struct ord *v, size_t n)
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
+}
+
+/* v[0 .. n) sorted by pos, n small: an insertion sort (as stable). */
+static void
+sort_few(struct ord *v, size_t n)
+{
+	struct ord x;
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (k = i; k > 0 && x.pos < v[k - 1].pos; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
+}
+
+/*
+ * v[0 .. run[nrun - 1]) sorted by pos, where it is nearly so: the
+ * lanes' runs (run[r]: where run r ends), each in the order its thread
+ * met its stacks, with a few out of place (a stack another thread then
+ * saw before: its first sight moved earlier).  In each run, the entries
+ * below one before them are set aside (in tmp), sorted, and merged back
+ * from the end; then the runs are merged in turn, an earlier run's
+ * entry first where two are even (as the radix sort keeps them).  The
+ * sorted entries: in v or in tmp; NULL, v unchanged, where more than
+ * one entry in 8 is out of place (then sort_ord).  On perf2kp's real
+ * capture 225 of 118,433 are: 1 ms where the radix sort took 3, on the
+ * way from the input's end to the output's first byte.
+ */
+static struct ord *
+merge_runs(struct ord *v, const size_t *run, int nrun, struct ord *tmp)
+{
+	struct ord *src = v, *dst = tmp, *x;
+	size_t r0, r1, i, j, k, nm, na;
+	uint64_t last;
+	int r;
+
+	for (r = 0; r < nrun; r++) {
+		r0 = r ? run[r - 1] : 0;
+		for (na = 0, last = 0, i = r0; i < run[r]; i++)
+			if (i > r0 && v[i].pos < last)
+				na++;
+			else
+				last = v[i].pos;
+		if (na > (run[r] - r0) / 8)
+			return NULL;
+	}
+	for (r = 0; r < nrun; r++) {
+		r0 = r ? run[r - 1] : 0;
+		r1 = run[r];
+		for (nm = na = 0, i = r0; i < r1; i++)
+			if (nm && v[i].pos < v[r0 + nm - 1].pos)
+				tmp[na++] = v[i];
+			else
+				v[r0 + nm++] = v[i];
+		if (na <= 256)
+			sort_few(tmp, na);
+		else /* (na <= len / 8: the rest of tmp has room) */
+			sort_ord(tmp, na, tmp + na);
+		/* from the end: the place written is never below the
+		 * entries of the run still to be read */
+		for (k = r1, i = nm, j = na; j;)
+			if (i && v[r0 + i - 1].pos > tmp[j - 1].pos)
+				v[--k] = v[r0 + --i];
+			else
+				v[--k] = tmp[--j];
+	}
+	for (r = 1; r < nrun; r++) {
+		r0 = run[r - 1];
+		r1 = run[r];
+		for (i = 0, j = r0, k = 0; i < r0 && j < r1;)
+			dst[k++] = src[j].pos < src[i].pos ? src[j++] : src[i++];
+		memcpy(dst + k, src + i, (r0 - i) * sizeof(*dst));
+		k += r0 - i;
+		memcpy(dst + k, src + j, (r1 - j) * sizeof(*dst));
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	return src;
 }
 
 /* The stacks of event ev in order of first sight: *n of them. */
 static struct ord *
 ordered(struct kp_idagg *a, unsigned ev, size_t *n)
 {
-	struct ord *v;
-	size_t len = 0, cap = 0, k;
+	struct ord *v, *tmp, *got;
+	size_t len = 0, cap = 0, k, run[KP_CTAB_THREADS];
 	bool sorted = true;
-	int i;
+	int i, nrun = 0;
 
 	for (i = 0; i < KP_CTAB_THREADS; i++)
 		cap += a->stkl[i].n;
 	v = kp_xmalloc((cap ? cap : 1) * sizeof(*v));
 	kp_populate(v, cap * sizeof(*v));
-	for (i = 0; i < KP_CTAB_THREADS; i++)
+	for (i = 0; i < KP_CTAB_THREADS; i++) {
 		for (k = 0; k < a->stkl[i].n; k++) {
 			const struct stk *s = stk_at(a, (uint32_t)i << 30 |
 							    (uint32_t)k);
@@ -655,8 +733,18 @@ ordered(struct kp_idagg *a, unsigned ev, size_t *n)
 				sorted = false;
 			len++;
 		}
-	if (!sorted)
-		sort_ord(v, len);
+		if (len && (!nrun || run[nrun - 1] < len))
+			run[nrun++] = len;
+	}
+	if (!sorted) {
+		tmp = kp_xmalloc(len * sizeof(*tmp));
+		kp_populate(tmp, len * sizeof(*tmp));
+		if (!(got = merge_runs(v, run, nrun, tmp)))
+			sort_ord(v, len, tmp);
+		else if (got == tmp)
+			tmp = v, v = got;
+		free(tmp);
+	}
 	*n = len;
 	return v;
 }
