@@ -106,7 +106,7 @@ struct kp_reader {
 	struct line_slot *ntab;
 	unsigned nbits;
 	size_t nnents;
-	uint32_t nlast; /* the lean path's last line's name, or 0 */
+	struct name_ent *nlast; /* the lean path's last line's name, or NULL */
 	uint32_t nstart; /* the name the last record began with, or 0 */
 	uint32_t *byaddr; /* the name last read at an address (lean_slot) */
 	/* the lines ahead, in the input buffer (see ahead()) */
@@ -216,7 +216,7 @@ kp_reader_key_ignores(struct kp_reader *rd, unsigned what)
 	rd->ignores = rd->key ? what : 0;
 	/* (between records: the lines ahead were looked at for the last) */
 	rd->nring = 0;
-	rd->nlast = 0;
+	rd->nlast = NULL;
 }
 
 const uint32_t *
@@ -895,10 +895,10 @@ line(struct kp_reader *rd, struct ahead *a)
  * read: the same records, messages and line numbers.
  */
 
-static inline const struct name_ent *
+static inline struct name_ent *
 name_at(const struct kp_reader *rd, uint32_t ref)
 {
-	return (const struct name_ent *)(const void *)ent_at(rd, ref);
+	return (struct name_ent *)(void *)ent_at(rd, ref);
 }
 
 /* "+0xOFF" or "+0xOFF/0xSIZE" at q, 1 or more digits each: its end,
@@ -983,7 +983,7 @@ lean_link(struct kp_reader *rd, const char *p, uint32_t ref)
 	if (!rd->n)
 		rd->nstart = ref;
 	else if (rd->nlast)
-		((struct name_ent *)(void *)ent_at(rd, rd->nlast))->next = ref;
+		rd->nlast->next = ref;
 	*lean_slot(rd, p) = ref;
 }
 
@@ -1014,7 +1014,7 @@ lean_frame(struct kp_reader *rd, const char *p, size_t len)
 		return LINE_TAG; /* refused: read as any line */
 	if (ref)
 		lean_link(rd, p, ref);
-	rd->nlast = ref;
+	rd->nlast = ref ? name_at(rd, ref) : NULL;
 	push(rd, f, id);
 	return LINE_NAME;
 }
@@ -1024,31 +1024,24 @@ lean_frame(struct kp_reader *rd, const char *p, size_t len)
 static inline uint32_t
 lean_guess(const struct kp_reader *rd)
 {
-	return !rd->n	   ? rd->nstart
-	       : rd->nlast ? name_at(rd, rd->nlast)->next
-			   : 0;
+	return !rd->n ? rd->nstart : rd->nlast ? rd->nlast->next : 0;
 }
 
-/* The line at p (before e) if it has name ref (lean_known): its '\n';
+/* The line at p (before e) if it has name g (lean_known): its '\n';
  * else NULL. */
 static inline const char *
-lean_try(const struct kp_reader *rd, const char *p, const char *e,
-	 uint32_t ref)
+lean_try(const char *p, const char *e, const struct name_ent *g)
 {
-	const struct name_ent *g = name_at(rd, ref);
-
 	if (e - p < LEAN_MARGIN + g->slen + g->mlen)
 		return NULL;
 	return lean_known(p, g);
 }
 
-/* The line has name ref: its key pushed. */
+/* The line has name g: its key pushed. */
 static inline void
-lean_push(struct kp_reader *rd, uint32_t ref)
+lean_push(struct kp_reader *rd, struct name_ent *g)
 {
-	const struct name_ent *g = name_at(rd, ref);
-
-	rd->nlast = ref;
+	rd->nlast = g;
 	push(rd, g->f, g->id);
 }
 
@@ -1061,6 +1054,7 @@ lean_next(struct kp_reader *rd)
 	unsigned long lines;
 	uint64_t count;
 	uint32_t ref;
+	struct name_ent *g;
 	struct ahead a;
 	int kind = LINE_ANY;
 
@@ -1072,15 +1066,15 @@ lean_next(struct kp_reader *rd)
 		e = b + n;
 		for (p = b, lines = 0;; p = nl + 1, lines++) {
 			if ((ref = lean_guess(rd)) != 0 &&
-			    (nl = lean_try(rd, p, e, ref)) != NULL) {
-				lean_push(rd, ref);
+			    (nl = lean_try(p, e, g = name_at(rd, ref))) != NULL) {
+				lean_push(rd, g);
 				continue;
 			}
 			/* else the name last read at its address */
 			if (e - p >= 19 && (ref = *lean_slot(rd, p)) != 0 &&
-			    (nl = lean_try(rd, p, e, ref)) != NULL) {
+			    (nl = lean_try(p, e, g = name_at(rd, ref))) != NULL) {
 				lean_link(rd, p, ref);
-				lean_push(rd, ref);
+				lean_push(rd, g);
 				continue;
 			}
 			if (e - p >= 24 && p[0] == '\t' && rd->n && !rd->bad) {
@@ -1097,13 +1091,13 @@ lean_next(struct kp_reader *rd)
 					rd->st.n = rd->n;
 					rd->st.count = count;
 					rd->n = 0;
-					rd->nlast = 0;
+					rd->nlast = NULL;
 					return &rd->st;
 				}
 			}
 			if (e - p >= 2 && p[0] == '!' && p[1] == '\n' &&
 			    !rd->n && !rd->bad) {
-				rd->nlast = 0;
+				rd->nlast = NULL;
 				nl = p + 1;
 				continue;
 			}
@@ -1124,7 +1118,7 @@ lean_next(struct kp_reader *rd)
 		} else {
 			kind = LINE_ANY;
 		}
-		rd->nlast = 0; /* (a count ends the record) */
+		rd->nlast = NULL; /* (a count ends the record) */
 		trim(&s, &len);
 		a.s = s;
 		a.len = len;
