@@ -489,16 +489,95 @@ cmp_key(const void *a, const void *b, void *arg)
 	return c ? c : cmp_names(x, y);
 }
 
+/* A key to sort: its order as three numbers, the first the weightiest
+ * (the counts, greatest first; its name's first 8 bytes), and its id. */
+struct sort_ent {
+	uint64_t k[3];
+	uint32_t id;
+};
+
+/* The first 8 bytes of s as a number, the first byte the highest, 0s
+ * after its end (NULL as ""): names whose numbers differ are in the
+ * order of strcmp; equal, strcmp decides. */
+static uint64_t
+name_prefix(const char *s)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		v = v << 8 | (s ? (unsigned char)*s : 0);
+		if (s && *s)
+			s++;
+		else
+			s = NULL;
+	}
+	return v;
+}
+
+/*
+ * The keys in the order of cmp_key: a radix sort of the three numbers,
+ * a byte a pass (bytes all share left out), then each run of equal
+ * numbers by cmp_key.  On perf2kp's real capture kp-inclusive's 8,215
+ * keys, most of them tied on their counts, took 1.5 ms with qsort_r and
+ * cmp_key alone (a name compared through its key at each tie).
+ */
 uint32_t *
 kp_profile_sorted(const struct kp_profile *p, bool by_excl)
 {
-	uint32_t *ids = kp_xmalloc((p->len ? p->len : 1) * sizeof(*ids));
+	size_t n = p->len, i, j, c, sum, count[256];
+	uint32_t *ids = kp_xmalloc((n ? n : 1) * sizeof(*ids));
+	struct sort_ent *v = kp_xmalloc((n ? n : 1) * sizeof(*v)),
+			*tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp)), *src = v,
+			*dst = tmp, *x;
 	struct sort_ctx ctx = { p, by_excl };
-	size_t i;
+	uint64_t all_or[3] = { 0, 0, 0 }, all_and[3] = { ~0ull, ~0ull, ~0ull };
+	const struct kp_pkey *k;
+	int w, shift;
 
-	for (i = 0; i < p->len; i++)
-		ids[i] = (uint32_t)i;
-	qsort_r(ids, p->len, sizeof(*ids), cmp_key, &ctx);
+	for (i = 0; i < n; i++) {
+		k = &p->keys[i].k;
+		v[i].k[0] = ~(by_excl ? k->excl : k->incl);
+		v[i].k[1] = ~(by_excl ? k->incl : k->excl);
+		v[i].k[2] = name_prefix(k->name);
+		v[i].id = (uint32_t)i;
+		for (w = 0; w < 3; w++) {
+			all_or[w] |= v[i].k[w];
+			all_and[w] &= v[i].k[w];
+		}
+	}
+	for (w = 2; w >= 0; w--)
+		for (shift = 0; shift < 64; shift += 8) {
+			if ((((all_or[w] ^ all_and[w]) >> shift) & 0xff) == 0)
+				continue;
+			memset(count, 0, sizeof(count));
+			for (i = 0; i < n; i++)
+				count[(src[i].k[w] >> shift) & 0xff]++;
+			for (i = 0, sum = 0; i < 256; i++) {
+				c = count[i];
+				count[i] = sum;
+				sum += c;
+			}
+			for (i = 0; i < n; i++)
+				dst[count[(src[i].k[w] >> shift) & 0xff]++] =
+					src[i];
+			x = src;
+			src = dst;
+			dst = x;
+		}
+	for (i = 0; i < n; i++)
+		ids[i] = src[i].id;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && src[j].k[0] == src[i].k[0] &&
+				src[j].k[1] == src[i].k[1] &&
+				src[j].k[2] == src[i].k[2];
+		     j++)
+			;
+		if (j - i > 1)
+			qsort_r(ids + i, j - i, sizeof(*ids), cmp_key, &ctx);
+	}
+	free(v);
+	free(tmp);
 	return ids;
 }
 
