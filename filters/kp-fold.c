@@ -328,15 +328,14 @@ main(int argc, char **argv)
 	names = kp_xcalloc(nnames ? nnames : 1, sizeof(*names));
 	start = kp_xmalloc((n + 1) * sizeof(*start));
 	counts = kp_xmalloc((n ? n : 1) * sizeof(*counts));
+	for (i = 0, cap = 0; i < n; i++)
+		cap += kp_agg_get(agg, i)->n;
+	ids = kp_xmalloc((cap ? cap : 1) * sizeof(*ids));
 	for (i = 0, len = 0; i < n; i++) {
 		const struct kp_stack *st = kp_agg_get(agg, i);
 
 		start[i] = len;
 		counts[i] = st->count;
-		if (len + st->n > cap) {
-			cap = 2 * (len + st->n);
-			ids = kp_xrealloc(ids, cap * sizeof(*ids));
-		}
 		for (k = st->n; k-- > 0;) {
 			const struct kp_frame *f = st->frames[k];
 			struct kp_fold_name *nm = &names[f->id];
