@@ -7,6 +7,7 @@
 #endif
 
 #include "idagg.h"
+#include "radix.h"
 #include "internal.h"
 
 #define FUN_BITS 22 /* a function's or kp_frame's index in its lane */
@@ -589,41 +590,11 @@ struct ord {
 	const struct stk *s;
 };
 
-/* v sorted by pos: a radix sort, 16 bits a pass, passes over bits that
- * all share left out; tmp, room for n, the other side of each pass. */
+/* v sorted by pos; tmp, room for n. */
 static void
 sort_ord(struct ord *v, size_t n, struct ord *tmp)
 {
-	struct ord *src = v, *dst;
-	uint64_t all_or = 0, all_and = ~0ull;
-	size_t i, count[1 << 16];
-	int shift;
-
-	for (i = 0; i < n; i++) {
-		all_or |= v[i].pos;
-		all_and &= v[i].pos;
-	}
-	dst = tmp;
-	for (shift = 0; shift < 64; shift += 16) {
-		size_t sum = 0, c;
-
-		if ((((all_or ^ all_and) >> shift) & 0xffff) == 0)
-			continue;
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(src[i].pos >> shift) & 0xffff]++;
-		for (i = 0; i < 1 << 16; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i].pos >> shift) & 0xffff]++] = src[i];
-		dst = src;
-		src = src == v ? tmp : v;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
+	kp_radix_sort(v, n, sizeof(*v), offsetof(struct ord, pos), tmp);
 }
 
 /* v[0 .. n) sorted by pos, n small: an insertion sort (as stable). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "radix.h"
 
 struct kslot {
 	const char *name; /* NULL: empty */
@@ -517,23 +518,20 @@ name_prefix(const char *s)
 
 /*
  * The keys in the order of cmp_key: a radix sort of the three numbers,
- * a byte a pass (bytes all share left out), then each run of equal
- * numbers by cmp_key.  On perf2kp's real capture kp-inclusive's 8,215
+ * then each run of equal numbers by cmp_key.  On perf2kp's real capture kp-inclusive's 8,215
  * keys, most of them tied on their counts, took 1.5 ms with qsort_r and
  * cmp_key alone (a name compared through its key at each tie).
  */
 uint32_t *
 kp_profile_sorted(const struct kp_profile *p, bool by_excl)
 {
-	size_t n = p->len, i, j, c, sum, count[256];
+	size_t n = p->len, i, j;
 	uint32_t *ids = kp_xmalloc((n ? n : 1) * sizeof(*ids));
 	struct sort_ent *v = kp_xmalloc((n ? n : 1) * sizeof(*v)),
-			*tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp)), *src = v,
-			*dst = tmp, *x;
+			*tmp = kp_xmalloc((n ? n : 1) * sizeof(*tmp));
 	struct sort_ctx ctx = { p, by_excl };
-	uint64_t all_or[3] = { 0, 0, 0 }, all_and[3] = { ~0ull, ~0ull, ~0ull };
 	const struct kp_pkey *k;
-	int w, shift;
+	int w;
 
 	for (i = 0; i < n; i++) {
 		k = &p->keys[i].k;
@@ -541,36 +539,17 @@ kp_profile_sorted(const struct kp_profile *p, bool by_excl)
 		v[i].k[1] = ~(by_excl ? k->incl : k->excl);
 		v[i].k[2] = name_prefix(k->name);
 		v[i].id = (uint32_t)i;
-		for (w = 0; w < 3; w++) {
-			all_or[w] |= v[i].k[w];
-			all_and[w] &= v[i].k[w];
-		}
 	}
-	for (w = 2; w >= 0; w--)
-		for (shift = 0; shift < 64; shift += 8) {
-			if ((((all_or[w] ^ all_and[w]) >> shift) & 0xff) == 0)
-				continue;
-			memset(count, 0, sizeof(count));
-			for (i = 0; i < n; i++)
-				count[(src[i].k[w] >> shift) & 0xff]++;
-			for (i = 0, sum = 0; i < 256; i++) {
-				c = count[i];
-				count[i] = sum;
-				sum += c;
-			}
-			for (i = 0; i < n; i++)
-				dst[count[(src[i].k[w] >> shift) & 0xff]++] =
-					src[i];
-			x = src;
-			src = dst;
-			dst = x;
-		}
+	for (w = 2; w >= 0; w--) /* (stable: the weightiest last) */
+		kp_radix_sort(v, n, sizeof(*v),
+			      offsetof(struct sort_ent, k) +
+				      (size_t)w * sizeof(v->k[0]),
+			      tmp);
 	for (i = 0; i < n; i++)
-		ids[i] = src[i].id;
+		ids[i] = v[i].id;
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && src[j].k[0] == src[i].k[0] &&
-				src[j].k[1] == src[i].k[1] &&
-				src[j].k[2] == src[i].k[2];
+		for (j = i + 1; j < n && v[j].k[0] == v[i].k[0] &&
+				v[j].k[1] == v[i].k[1] && v[j].k[2] == v[i].k[2];
 		     j++)
 			;
 		if (j - i > 1)

@@ -243,27 +243,31 @@ text_pct(const struct kp_report *r, double pct, char *b)
 	return m;
 }
 
+/* "PCT  COUNT  " of count v at b (room for cw + 120): its length. */
+static size_t
+pct_count(const struct kp_report *r, const struct kp_profile *p,
+	  uint64_t v, int cw, char *b)
+{
+	size_t n = text_pct(r, kp_profile_pct(p, v), b);
+
+	memcpy(b + n, "  ", 2);
+	n += 2;
+	n += count_text(v, cw, b + n);
+	memcpy(b + n, "  ", 2);
+	return n + 2;
+}
+
 void
 kp_report_key_line(const struct kp_report *r, const struct kp_profile *p,
 		   const struct kp_pkey *k, int cw, int nw)
 {
 	char buf[512], *b = buf;
-	size_t n, need = 2 * (size_t)(cw > 0 ? cw : 0) + 2 * 96 + 48;
+	size_t n, need = 2 * ((size_t)(cw > 0 ? cw : 0) + 120);
 
 	if (need > sizeof(buf))
 		b = kp_xmalloc(need);
-	n = text_pct(r, kp_profile_pct(p, k->incl), b);
-	memcpy(b + n, "  ", 2);
-	n += 2;
-	n += count_text(k->incl, cw, b + n);
-	memcpy(b + n, "  ", 2);
-	n += 2;
-	n += text_pct(r, kp_profile_pct(p, k->excl), b + n);
-	memcpy(b + n, "  ", 2);
-	n += 2;
-	n += count_text(k->excl, cw, b + n);
-	memcpy(b + n, "  ", 2);
-	n += 2;
+	n = pct_count(r, p, k->incl, cw, b);
+	n += pct_count(r, p, k->excl, cw, b + n);
 	fwrite(b, 1, n, r->out);
 	if (b != buf)
 		free(b);
