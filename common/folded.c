@@ -35,7 +35,7 @@ struct fline {
 };
 
 /* A token: a name, and whether the line ends after it (else ';'); pre,
- * its text's first 8 bytes as a number (see prefix). */
+ * its text's sort number (kp_prefix8: the name, then ';' or its end). */
 struct token {
 	uint64_t pre;
 	uint32_t id;
@@ -63,30 +63,10 @@ cmp_token(const void *pa, const void *pb, void *arg)
 }
 
 /*
- * The first 8 bytes of a token's text as a number, the first byte the
- * highest: the name's bytes, then ';' (not the last) or 0 (the line's
- * end, below any byte: a name has no NUL), then 0s.  Two tokens whose
- * numbers differ are in their order (the bytes where they first differ
- * are the texts' own, or the end against a byte); equal, the texts
- * decide (cmp_token).
- */
-static uint64_t
-prefix(const struct kp_fold_name *nm, bool last)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | (i < nm->len	     ? (unsigned char)nm->s[i]
-			      : i == nm->len && !last ? ';'
-						      : 0);
-	return v;
-}
-
-/*
- * tok[0 .. n) in the order of their text: a radix sort of the prefixes,
- * then each run of one prefix by cmp_token.  On perf2kp's real capture (16,424 tokens) 0.3 ms where
- * qsort_r with cmp_token alone took 2.3.
+ * tok[0 .. n) in the order of their text: a radix sort of their sort
+ * numbers, then each run of one number by cmp_token.  On perf2kp's real
+ * capture (16,424 tokens) 1.0 ms where qsort_r with cmp_token alone
+ * took 2.3.
  */
 static void
 sort_tokens(struct token *tok, size_t n, const struct kp_fold_name *names)
@@ -286,10 +266,12 @@ kp_folded_write(FILE *fp, const struct kp_fold_name *names, size_t nnames,
 	tok = kp_xmalloc((nused ? 2 * nused : 1) * sizeof(*tok));
 	for (i = 0, k = 0; i < nnames; i++)
 		if (rank[2 * i]) {
-			tok[k++] = (struct token){prefix(&names[i], false),
-						  (uint32_t)i, false};
-			tok[k++] = (struct token){prefix(&names[i], true),
-						  (uint32_t)i, true};
+			tok[k++] = (struct token){
+				kp_prefix8(names[i].s, names[i].len, ';'),
+				(uint32_t)i, false};
+			tok[k++] = (struct token){
+				kp_prefix8(names[i].s, names[i].len, 0),
+				(uint32_t)i, true};
 		}
 	ntok = k;
 	sort_tokens(tok, ntok, names);

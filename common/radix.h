@@ -1,7 +1,8 @@
 /*
  * radix.h - records sorted by a 64-bit number each holds: perf2kp's
  * write order (idagg.c), kp-fold's tokens (folded.c), the report keys
- * (profile.c).  Inline, so that each use copies records of its own size.
+ * (profile.c); and the number that sorts texts by their first bytes.
+ * Inline, so that each use copies records of its own size.
  */
 #ifndef KP_RADIX_H
 #define KP_RADIX_H
@@ -54,6 +55,25 @@ kp_radix_sort(void *base, size_t n, size_t size, size_t off, void *tmp)
 	}
 	if (src != (unsigned char *)base)
 		memcpy(base, src, n * size);
+}
+
+/*
+ * The sort number of a text: its first 8 bytes, the first the highest,
+ * s[0 .. len) then the byte `end' (0: the text's end, below any byte of
+ * a text with no NUL), then 0s.  Two texts whose numbers differ are in
+ * their bytewise order; equal, the texts decide.
+ */
+static inline uint64_t
+kp_prefix8(const char *s, size_t len, unsigned char end)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | (i < len	     ? (unsigned char)s[i]
+			      : i == len ? end
+					 : 0);
+	return v;
 }
 
 #endif /* KP_RADIX_H */
