@@ -12,7 +12,9 @@
  *    root, and every node's total is its self plus its children's;
  *    the caller tree too; the whole top-down tree holds the total;
  *  - each call edge's count is at most its caller's and its callee's
- *    inclusive count.
+ *    inclusive count;
+ *  - the keys in report order (kp_profile_sorted), by its definition:
+ *    counts from the greatest, then names and modules bytewise.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,6 +45,69 @@ check_tree(const struct kp_tree *t)
 	}
 }
 
+/* a and b compared as bytes (unsigned), NULL before any text */
+static int
+cmp_text(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a,
+			    *y = (const unsigned char *)b;
+
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	for (; *x && *x == *y; x++, y++)
+		;
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * kp_profile_sorted's order, by its definition: one count (inclusive,
+ * or exclusive with by_excl) from the greatest, then the other, then
+ * the name and the module bytewise; each key once.
+ */
+static void
+check_sorted(const struct kp_profile *p, bool by_excl)
+{
+	size_t n = kp_profile_len(p), i;
+	uint32_t *ids = kp_profile_sorted(p, by_excl);
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	const struct kp_pkey *x, *y;
+	uint64_t x1, x2, y1, y2;
+	int c;
+
+	if (!seen)
+		abort();
+	for (i = 0; i < n; i++) {
+		if (ids[i] >= n || seen[ids[i]])
+			abort(); /* not a permutation */
+		seen[ids[i]] = 1;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		x = kp_profile_get(p, ids[i]);
+		y = kp_profile_get(p, ids[i + 1]);
+		x1 = by_excl ? x->excl : x->incl;
+		x2 = by_excl ? x->incl : x->excl;
+		y1 = by_excl ? y->excl : y->incl;
+		y2 = by_excl ? y->incl : y->excl;
+		if (x1 != y1) {
+			if (x1 < y1)
+				abort();
+			continue;
+		}
+		if (x2 != y2) {
+			if (x2 < y2)
+				abort();
+			continue;
+		}
+		c = cmp_text(x->name, y->name);
+		if (!c)
+			c = cmp_text(x->module, y->module);
+		if (c > 0)
+			abort();
+	}
+	free(seen);
+	free(ids);
+}
+
 static void
 check(struct kp_agg *agg, enum kp_by by, bool mods)
 {
@@ -51,7 +116,6 @@ check(struct kp_agg *agg, enum kp_by by, bool mods)
 	size_t i, j, k, n, ne;
 	struct kp_tree *t;
 	struct kp_pedge *e;
-	uint32_t *ids;
 
 	kp_profile_add_agg(p, agg);
 	if (kp_profile_total(p) != total)
@@ -101,18 +165,8 @@ check(struct kp_agg *agg, enum kp_by by, bool mods)
 		    e[i].count > kp_profile_get(p, e[i].callee)->incl)
 			abort();
 	free(e);
-	ids = kp_profile_sorted(p, false);
-	for (i = 0; i + 1 < n; i++)
-		if (kp_profile_get(p, ids[i])->incl <
-		    kp_profile_get(p, ids[i + 1])->incl)
-			abort();
-	free(ids);
-	ids = kp_profile_sorted(p, true);
-	for (i = 0; i + 1 < n; i++)
-		if (kp_profile_get(p, ids[i])->excl <
-		    kp_profile_get(p, ids[i + 1])->excl)
-			abort();
-	free(ids);
+	check_sorted(p, false);
+	check_sorted(p, true);
 	kp_profile_free(p);
 }
 
