@@ -139,7 +139,8 @@ struct agg_run {
 };
 
 /* Frame i: 300 addresses of 30 functions, some inline, some without a
- * symbol, some with an offset past 32 bits (a kp_frame of its own). */
+ * symbol, some with an offset past 32 bits (a kp_frame of its own).
+ * The names are made at the first call: make it before any thread. */
 static void
 frame_of(int i, struct kp_frame *f)
 {
@@ -282,6 +283,9 @@ test_stacks(void)
 	pthread_t th;
 	int i, s;
 
+	/* frame_of's names made here, before the threads: made by both at
+	 * once, one thread could read a name the other had not yet set */
+	frame_of(0, &f);
 	kp_idagg_shared(ag, true);
 	kp_intern_shared = true;
 	a.a = b.a = ag;
