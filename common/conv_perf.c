@@ -276,8 +276,10 @@ tmpl_find(struct kp_perf_text *T, const struct ttext *x)
 	return L_TMPL + 1;
 }
 
-/* n bytes of lane's template arena, 8-byte aligned (and, as the arena
- * is a mapping of its own, 16 bytes after them readable: kp_bytes_eq). */
+/* n bytes of lane's template arena, 8-byte aligned, and 16 bytes after
+ * them readable and never written: kp_bytes_eq reads past a text, in
+ * another thread too while this lane's makes its next one (on the real
+ * capture of bench/: 9,159 texts, 146 KB more). */
 static char *
 tarena_alloc(struct kp_perf_text *T, int lane, size_t n)
 {
@@ -299,7 +301,7 @@ tarena_alloc(struct kp_perf_text *T, int lane, size_t n)
 		kp_die("more than %u MiB of distinct frame line texts",
 		       TMPL_ARENA >> 20);
 	p = T->tarena[lane].base + T->tarena[lane].used;
-	T->tarena[lane].used += n;
+	T->tarena[lane].used += n + 16;
 	return p;
 }
 
@@ -1348,7 +1350,8 @@ event(struct worker *w, const char *name, size_t len)
 	struct event *ev;
 	unsigned i, n;
 
-	ev = T->ev[w->ev];
+	/* (T->ev[i]: stored once, with release, after the event is made) */
+	ev = __atomic_load_n(&T->ev[w->ev], __ATOMIC_ACQUIRE);
 	if (ev && ev->len == len && memcmp(ev->name, name, len) == 0)
 		return w->ev;
 	for (int pass = 0; pass < 2; pass++) {
@@ -1356,7 +1359,7 @@ event(struct worker *w, const char *name, size_t len)
 			pthread_mutex_lock(&T->mu);
 		n = __atomic_load_n(&T->nev, __ATOMIC_ACQUIRE);
 		for (i = 0; i < n; i++) {
-			ev = T->ev[i];
+			ev = __atomic_load_n(&T->ev[i], __ATOMIC_ACQUIRE);
 			if (ev->len == len && memcmp(ev->name, name, len) == 0) {
 				if (pass)
 					pthread_mutex_unlock(&T->mu);
@@ -1372,7 +1375,7 @@ event(struct worker *w, const char *name, size_t len)
 	ev->kept = o->event ? len == 0 || strcmp(ev->name, o->event) == 0
 			    : true;
 	ev->first = UINT64_MAX;
-	T->ev[n] = ev;
+	__atomic_store_n(&T->ev[n], ev, __ATOMIC_RELEASE);
 	__atomic_store_n(&T->nev, n + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&T->mu);
 	return n;
@@ -1484,7 +1487,7 @@ start_sample(struct worker *w, const struct hdr *h)
 	w->ev = event(w, h->ev ? h->ev : "", h->ev ? evlen : 0);
 	if (w->pos < w->first[w->ev])
 		w->first[w->ev] = w->pos;
-	if (!w->T->ev[w->ev]->kept) {
+	if (!__atomic_load_n(&w->T->ev[w->ev], __ATOMIC_ACQUIRE)->kept) {
 		w->samples[w->ev]++; /* not kept (--event) */
 		w->skip_sample = true;
 		return;

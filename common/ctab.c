@@ -53,10 +53,26 @@ struct retired {
 static struct retired *retired;
 static pthread_mutex_t retired_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Retirements so far, for their order.  A retiring thread publishes the
+ * new array (a release store), then takes the counts; a thread starting
+ * work counts itself, then loads the arrays.  That is two stores each
+ * followed by a load of the other's: alone they may pass each other
+ * (a store waits in its CPU's buffer while the load goes on), so that
+ * each thread sees the other's old value, and an array retired while
+ * the other thread looks would be freed under it.  Each side therefore
+ * also acts on `retiring' between its store and its load (an
+ * increment, a load), which orders them: either the new thread's load
+ * follows the increment and sees the new array, or its count came
+ * before and the retiring thread sees it busy.
+ */
+static unsigned long retiring;
+
 void
 kp_ctab_busy(int t)
 {
 	__atomic_fetch_add(&work[t], 1, __ATOMIC_SEQ_CST);
+	(void)__atomic_load_n(&retiring, __ATOMIC_SEQ_CST);
 }
 
 /* No thread can still read r's array. */
@@ -83,7 +99,7 @@ kp_ctab_quiet(int t)
 	pthread_mutex_lock(&retired_mu);
 	for (p = &retired; (r = *p) != NULL;)
 		if (unused(r)) {
-			*p = r->next;
+			__atomic_store_n(p, r->next, __ATOMIC_RELAXED);
 			free(r->arr);
 			free(r);
 		} else {
@@ -99,7 +115,7 @@ kp_ctab_reclaim(void)
 
 	pthread_mutex_lock(&retired_mu);
 	while ((r = retired) != NULL) {
-		retired = r->next;
+		__atomic_store_n(&retired, r->next, __ATOMIC_RELAXED);
 		free(r->arr);
 		free(r);
 	}
@@ -118,11 +134,12 @@ retire(struct kp_ctab *t, struct kp_ctab_arr *a)
 	}
 	r = kp_xmalloc(sizeof(*r));
 	r->arr = a;
+	__atomic_fetch_add(&retiring, 1, __ATOMIC_SEQ_CST); /* see above */
 	for (i = 0; i < KP_CTAB_THREADS; i++)
 		r->seen[i] = __atomic_load_n(&work[i], __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&retired_mu);
 	r->next = retired;
-	retired = r;
+	__atomic_store_n(&retired, r, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&retired_mu);
 }
 

@@ -76,6 +76,7 @@ kp_ctab_first(struct kp_ctab *t, uint64_t h, struct kp_ctab_it *it)
 	it->tag = kp_ctab_tag(h);
 	if (!a) {
 		it->slot = NULL;
+		it->mask = it->i = 0;
 		return;
 	}
 	it->slot = a->slot;
@@ -87,8 +88,9 @@ kp_ctab_first(struct kp_ctab *t, uint64_t h, struct kp_ctab_it *it)
 static inline void
 kp_ctab_prefetch(struct kp_ctab *t, uint64_t h)
 {
+	/* (acquire: the array's mask is read) */
 	const struct kp_ctab_arr *a =
-		__atomic_load_n(&kp_ctab_shard_of(t, h)->arr, __ATOMIC_RELAXED);
+		__atomic_load_n(&kp_ctab_shard_of(t, h)->arr, __ATOMIC_ACQUIRE);
 
 	if (a)
 		__builtin_prefetch(&a->slot[kp_ctab_tag(h) & a->mask]);

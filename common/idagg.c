@@ -391,7 +391,11 @@ stk_find(struct kp_idagg *a, const struct pend *p)
 	kp_ctab_first(&a->stks, p->h, &it);
 	while (kp_ctab_next(&it, &id)) {
 		s = stk_at(a, id);
-		if (s->ids[-1] == p->n && FIRST_EV(s->first) == p->ev &&
+		/* (its event bits never change; counted() lowers the
+		 * rest at once in another lane) */
+		if (s->ids[-1] == p->n &&
+		    FIRST_EV(__atomic_load_n(&s->first, __ATOMIC_RELAXED)) ==
+			    p->ev &&
 		    memcmp(s->ids, p->ids, p->n * sizeof(*p->ids)) == 0)
 			return s;
 	}
@@ -549,7 +553,7 @@ kp_id_stack_again(struct kp_idagg *a, int lane, const struct kp_idstk *st,
 	struct lane *l = &a->lane[lane];
 	struct pend p;
 
-	p.ev = FIRST_EV(s->first);
+	p.ev = FIRST_EV(__atomic_load_n(&s->first, __ATOMIC_RELAXED));
 	p.weight = weight;
 	p.pos = pos;
 	if (l->total[p.ev] > UINT64_MAX - weight)
