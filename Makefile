@@ -1,9 +1,12 @@
 # kp - small, fast C filters for kernel profiling.
 #
 #   make              build every filter into build/bin/
-#   make check        build, run all tests, then again under ASan+UBSan
+#   make check        build, check the threads under TSan (test-tsan),
+#                     run all tests, then again under ASan+UBSan
 #   make test         run the tests once (no sanitizer pass)
 #   make asan         the sanitizer build, in build-asan/bin/
+#   make test-tsan    perf2kp's two threads and their shared tables
+#                     under ThreadSanitizer (tests/tsan.sh)
 #   make fuzz         libFuzzer targets (clang), each run FUZZ_SECONDS
 #   make bench        the benchmarks in bench/ (figures on stdout)
 #   make deps         install the Debian packages listed in deps/*.txt
@@ -59,7 +62,8 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz-replay/%,$(FUZZ_SRC))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test test-asan asan fuzz fuzz-build bench deps deps-run install \
+.PHONY: all check test test-asan asan test-tsan tsan fuzz fuzz-build bench deps \
+	deps-run install \
 	uninstall clean format
 
 all: $(PROG_BIN) $(UNIT_BIN) $(REPLAY_BIN)
@@ -127,7 +131,19 @@ test-asan: asan
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		KP_BUILD=build-asan KP_SANITIZED=1 bash tests/run.sh
 
+# what runs on two threads (perf2kp, the tables it shares), built with
+# -fsanitize=thread: a data race fails the run
+tsan:
+	$(Q)$(MAKE) --no-print-directory B=build-tsan OPT="-O1 -g" \
+		SAN="-fsanitize=thread" build-tsan/bin/perf2kp \
+		build-tsan/tests/test_idagg
+
+test-tsan: all tsan
+	$(Q)bash tests/tsan.sh build-tsan $(B)
+
+# (the ASan pass last: its "N passed, N failed" ends the output)
 check: all
+	$(Q)$(MAKE) --no-print-directory test-tsan
 	$(Q)KP_BUILD=$(B) bash tests/run.sh
 	$(Q)$(MAKE) --no-print-directory test-asan
 
@@ -174,4 +190,4 @@ format:
 	clang-format -i common/*.[ch] filters/*.c tests/unit/*.c tests/fuzz/*.c
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-tsan
