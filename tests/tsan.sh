@@ -7,8 +7,10 @@
 #   - perf2kp split into chunks of 512 bytes and of 64 KiB
 #     (PERF2KP_SPLIT=1, 2), so that both threads read every input, on
 #     the perf script captures of samples/ and tests/perf2kp/, with and
-#     without --functions and --pid: no report, and the output of the
-#     plain build's perf2kp run whole (PERF2KP_SPLIT=0).
+#     without --functions and --pid, and on the perf.data captures of
+#     samples/ (split: records on one thread, names on another): no
+#     report, and the output of the plain build's perf2kp run whole
+#     (PERF2KP_SPLIT=0).
 #
 # A case fails on any ThreadSanitizer report, a failed test or another
 # output.  Ends with "N passed, N failed".
@@ -86,5 +88,23 @@ for f in "${inputs[@]}"; do
 	done
 done
 echo "tsan: perf2kp, $n runs"
+
+# perf.data: the records read on one thread, named (symbols) on another
+n=0
+for f in "$top"/samples/perfdata-*.data "$top"/samples/perf-report-kernel.data; do
+	[ -f "$f" ] || continue
+	PERF2KP_SPLIT=0 "$plain/bin/perf2kp" "$f" > "$tmp/want" 2> /dev/null
+	PERF2KP_SPLIT=1 "$tsan/bin/perf2kp" "$f" > "$tmp/got" 2> "$tmp/log"
+	name="perf2kp ${f#"$top"/} (PERF2KP_SPLIT=1)"
+	n=$((n + 1))
+	if grep -q "WARNING: ThreadSanitizer" "$tmp/log"; then
+		failed "$name" "ThreadSanitizer report" "$tmp/log"
+	elif ! cmp -s "$tmp/want" "$tmp/got"; then
+		failed "$name" "output differs from the plain build's"
+	else
+		pass=$((pass + 1))
+	fi
+done
+echo "tsan: perf2kp on perf.data, $n runs"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
