@@ -65,37 +65,15 @@ if [ -f "$top/samples/perf-build-a-g.txt.xz" ]; then
 	xz -dc "$top/samples/perf-build-a-g.txt.xz" > "$tmp/perf-build-a-g.txt"
 	inputs+=("$tmp/perf-build-a-g.txt")
 fi
+# same SPLIT FILE [OPTION]: perf2kp OPTION FILE under TSan, split so,
+# against the plain build's run whole: no report, the same output
 n=0
-for f in "${inputs[@]}"; do
-	[ -f "$f" ] || continue
-	for opts in "" "--functions" "--pid"; do
-		# shellcheck disable=SC2086 # $opts: none or one word
-		PERF2KP_SPLIT=0 "$plain/bin/perf2kp" $opts "$f" > "$tmp/want" 2> /dev/null
-		for split in 1 2; do
-			# shellcheck disable=SC2086
-			PERF2KP_SPLIT=$split "$tsan/bin/perf2kp" $opts "$f" \
-				> "$tmp/got" 2> "$tmp/log"
-			name="perf2kp $opts ${f#"$top"/} (PERF2KP_SPLIT=$split)"
-			n=$((n + 1))
-			if grep -q "WARNING: ThreadSanitizer" "$tmp/log"; then
-				failed "$name" "ThreadSanitizer report" "$tmp/log"
-			elif ! cmp -s "$tmp/want" "$tmp/got"; then
-				failed "$name" "output differs from the plain build's"
-			else
-				pass=$((pass + 1))
-			fi
-		done
-	done
-done
-echo "tsan: perf2kp, $n runs"
-
-# perf.data: the records read on one thread, named (symbols) on another
-n=0
-for f in "$top"/samples/perfdata-*.data "$top"/samples/perf-report-kernel.data; do
-	[ -f "$f" ] || continue
-	PERF2KP_SPLIT=0 "$plain/bin/perf2kp" "$f" > "$tmp/want" 2> /dev/null
-	PERF2KP_SPLIT=1 "$tsan/bin/perf2kp" "$f" > "$tmp/got" 2> "$tmp/log"
-	name="perf2kp ${f#"$top"/} (PERF2KP_SPLIT=1)"
+same() {
+	local split=$1 f=$2 name
+	shift 2
+	PERF2KP_SPLIT=0 "$plain/bin/perf2kp" "$@" "$f" > "$tmp/want" 2> /dev/null
+	PERF2KP_SPLIT=$split "$tsan/bin/perf2kp" "$@" "$f" > "$tmp/got" 2> "$tmp/log"
+	name="perf2kp $* ${f#"$top"/} (PERF2KP_SPLIT=$split)"
 	n=$((n + 1))
 	if grep -q "WARNING: ThreadSanitizer" "$tmp/log"; then
 		failed "$name" "ThreadSanitizer report" "$tmp/log"
@@ -104,6 +82,22 @@ for f in "$top"/samples/perfdata-*.data "$top"/samples/perf-report-kernel.data; 
 	else
 		pass=$((pass + 1))
 	fi
+}
+for f in "${inputs[@]}"; do
+	[ -f "$f" ] || continue
+	for split in 1 2; do
+		same "$split" "$f"
+		same "$split" "$f" --functions
+		same "$split" "$f" --pid
+	done
+done
+echo "tsan: perf2kp, $n runs"
+
+# perf.data: the records read on one thread, named (symbols) on another
+n=0
+for f in "$top"/samples/perfdata-*.data "$top"/samples/perf-report-kernel.data; do
+	[ -f "$f" ] || continue
+	same 1 "$f"
 done
 echo "tsan: perf2kp on perf.data, $n runs"
 echo "$pass passed, $fail failed"
