@@ -173,11 +173,6 @@ struct kp_perf_opts {
 	size_t chunk; /* text: the bytes a chunk aims at (0: 512 KiB) */
 };
 
-/* A sample header or side-band line of 'perf script' (trimmed line). */
-bool kp_perf_script_line(const char *s, size_t n);
-/* A line of folded stacks, "a;b;c COUNT" (trimmed line). */
-bool kp_folded_line(const char *s, size_t n);
-
 /*
  * Convert one input of perf script text into agg.  Each event's samples
  * go to an aggregation of its own: the first event's (or o->event's) to

@@ -32,6 +32,7 @@
 #include "bytes.h"
 #include "conv.h"
 #include "internal.h"
+#include "perf_lines.h"
 
 #define MAX_META 10000
 #define MAX_CACHED_LINES (1u << 22)
