@@ -40,6 +40,7 @@
 #include "conv.h"
 #include "idagg.h"
 #include "internal.h"
+#include "chunks.h"
 #include "perf_lines.h"
 
 #define MAX_EVENTS KP_ID_EVENTS /* distinct events in the input */
@@ -52,8 +53,6 @@
 #define REC_AHEAD 16	    /* their first records that many ahead */
 #endif
 #define PROC_CACHE 256	    /* process frames by name: a power of two */
-#define BUF_PAD 64	    /* bytes readable after a chunk's */
-#define MAX_LINE (256u << 20) /* a longer line is fatal */
 
 /* A record's key word: its template's id, then these flags. */
 #define L_OFF 0x01000000u    /* "+0xOFF" after the symbol */
@@ -173,13 +172,12 @@ map_module(const char *m, size_t len, bool *kernel)
 }
 
 
-struct feed;
-
 /* One thread's reading: was one pass's whole state (struct perf). */
 struct worker {
 	struct kp_perf_text *T;
 	const struct kp_perf_opts *o;
-	struct feed *feed;
+	struct kp_chunks *chunks;
+	struct worker *peer; /* the other lane's */
 	int lane;
 	struct kp_input *in; /* the chunk being read */
 	/* the stack being built: frame records, leaf first */
@@ -205,9 +203,7 @@ struct worker {
 		const char *name; /* interned */
 		uint32_t id;
 	} procs[PROC_CACHE];
-	/* the chunk's bytes, read for this thread */
-	char *buf;
-	size_t bufcap;
+	struct kp_chunk chunk; /* the chunk being read (in its buffer) */
 	/* the frame lines read ahead of the line reader (see ahead) */
 	struct ahead {
 		const char *line, *p, *e; /* its start, address's end, end */
@@ -365,7 +361,7 @@ tmpl_add(struct kp_perf_text *T, int lane, const struct ttext *x,
 /*
  * Hex digits at p (before e), at most 16: their value in *v and their
  * end, or NULL if there are none or more.  p is in a chunk's buffer,
- * which has 16 bytes to read past any of its lines (BUF_PAD).
+ * which has 16 bytes to read past any of its lines (KP_CHUNK_PAD).
  */
 static inline const char *
 hex_at(const char *p, const char *e, uint64_t *v)
@@ -1812,38 +1808,17 @@ read_lines(struct worker *w)
 /* ---- chunks, on one or two threads ---- */
 
 /*
- * The input, handed out in chunks: the threads take the next chunk in
- * turn; each chunk's lines are joined to the input's in order once the
- * chunks before it are (kp_input_mem).  Why a chunk reads alone what
- * one pass would read: it starts at a sample header after an empty
- * line, where the reader is between samples as after any empty line
- * (the header itself sets `headers'); a chunk that ends at no such place
- * (a sample longer than a chunk, input with no empty lines) ends at a
- * line's end and its thread reads the next chunk too, as one pass.  What
- * a thread does not know of the chunks before its own is only in caches
- * (records, templates, process frames, which change no output) and in
- * `dsos', read only for a last line without a newline: its thread waits
- * for the other chunks and takes theirs.
+ * The input is read in chunks (chunks.h), each cut where a sample header
+ * follows an empty line.  Why a chunk reads alone what one pass would
+ * read: it starts where the reader is between samples as after any
+ * empty line (the header itself sets `headers'); a chunk that ends at
+ * no such place (a sample longer than a chunk, input with no empty
+ * lines) ends at a line's end and its thread reads the next chunk too,
+ * as one pass.  What a thread does not know of the chunks before its
+ * own is only in caches (records, templates, process frames, which
+ * change no output) and in `dsos', read only for a last line without a
+ * newline: its thread waits for the other chunks and takes theirs.
  */
-struct feed {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct kp_input *in; /* the input: the parts are joined to it */
-	int fd;
-	char *carry; /* read, not yet handed out */
-	size_t ncarry, carrycap;
-	bool eof;
-	int owner;   /* the thread the next chunk is for (a chunk cut at a
-		      * line's end), or -1: any */
-	size_t size; /* the bytes a chunk aims at */
-	uint64_t seq, joined;
-	struct kp_input **done; /* finished, waiting for those before */
-	size_t ndone;
-	int busy; /* chunks handed out and not finished */
-	struct worker *w[2];
-	int nw;	     /* threads that may read (1 or 2) */
-	bool shared; /* the second was started */
-};
 
 /* [s, e) is a line perf_line reads as a sample header. */
 static bool
@@ -1880,118 +1855,42 @@ last_boundary(const char *buf, size_t len)
 	return 0;
 }
 
-/* More of the input after buf[0 .. *len), up to cap bytes in all. */
-static void
-feed_read(struct feed *F, char *buf, size_t *len, size_t cap)
-{
-	ssize_t n;
-
-	while (!F->eof && *len < cap) {
-		n = read(F->fd, buf + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			kp_die("read error on %s:", kp_input_name(F->in));
-		if (n == 0)
-			F->eof = true;
-		*len += (size_t)n;
-	}
-}
-
 static void *worker_main(void *arg);
 
-/*
- * The next chunk for w, in w's buffer, read as w->in: false at the end
- * of the input.
- */
+/* The chunks after the first are read by a second thread too, on its
+ * lane: what the threads fill at once is made shared first. */
 static bool
-feed_next(struct feed *F, struct worker *w)
+start_second(void *arg)
 {
-	size_t len, cut, cap;
-	bool fresh, cut_short = false, last = false;
+	struct worker *w = arg; /* the first of two */
 
-	pthread_mutex_lock(&F->mu);
-	while (F->owner >= 0 && F->owner != w->lane)
-		pthread_cond_wait(&F->cv, &F->mu);
-	if (F->eof && !F->ncarry) {
-		pthread_mutex_unlock(&F->mu);
+	kp_intern_shared = true;
+	kp_idagg_shared(w->T->ids, true);
+	w->T->tmpls.shared = true;
+	w->peer->started =
+		pthread_create(&w->peer->th, NULL, worker_main, w->peer) == 0;
+	if (!w->peer->started) {
+		kp_intern_shared = false;
+		kp_idagg_shared(w->T->ids, false);
+		w->T->tmpls.shared = false;
+	}
+	return w->peer->started;
+}
+
+/* w's next chunk, read as w->in: false at the end of the input. */
+static bool
+next_chunk(struct worker *w)
+{
+	if (!kp_chunks_next(w->chunks, w->lane, &w->chunk))
 		return false;
-	}
-	fresh = F->owner < 0;
-	cap = F->size > F->ncarry ? F->size : F->ncarry;
-	if (w->bufcap < cap + BUF_PAD) {
-		free(w->buf);
-		w->bufcap = cap + BUF_PAD;
-		w->buf = kp_xmalloc(w->bufcap);
-		kp_populate(w->buf, w->bufcap);
-	}
-	len = F->ncarry;
-	memcpy(w->buf, F->carry, len);
-	F->ncarry = 0;
-	feed_read(F, w->buf, &len, cap);
-	for (;;) {
-		if (F->eof) {
-			cut = len;
-			last = true;
-			break;
-		}
-		if ((cut = last_boundary(w->buf, len)) > 0)
-			break;
-		/* no place to cut: whole lines, and this thread goes on */
-		const char *nl = memrchr(w->buf, '\n', len);
-
-		if (nl) {
-			cut = (size_t)(nl + 1 - w->buf);
-			cut_short = true;
-			break;
-		}
-		/* not one whole line (it starts the buffer): read more */
-		if (len > MAX_LINE) {
-			/* its number: the chunks before it joined */
-			while (F->busy)
-				pthread_cond_wait(&F->cv, &F->mu);
-			kp_input_consume(F->in, 0, 1);
-			kp_input_die(F->in, "line longer than %u MiB",
-				     MAX_LINE >> 20);
-		}
-		w->bufcap = 2 * w->bufcap < MAX_LINE + 1 + BUF_PAD
-				    ? 2 * w->bufcap
-				    : MAX_LINE + 1 + BUF_PAD;
-		w->buf = kp_xrealloc(w->buf, w->bufcap);
-		feed_read(F, w->buf, &len, w->bufcap - BUF_PAD);
-	}
-	/* what hex_at and nl_at may read past the data: defined bytes */
-	memset(w->buf + len, 0, BUF_PAD);
-	if (len - cut > F->carrycap) {
-		F->carrycap = len - cut + 4096;
-		free(F->carry);
-		F->carry = kp_xmalloc(F->carrycap);
-	}
-	memcpy(F->carry, w->buf + cut, len - cut);
-	F->ncarry = len - cut;
-	F->owner = cut_short ? w->lane : -1;
-	w->seq = F->seq++;
-	F->busy++;
-	if (F->nw > 1 && !F->w[1]->started && !last) {
-		/* a second thread reads the chunks after this one */
-		F->shared = true;
-		kp_intern_shared = true;
-		kp_idagg_shared(w->T->ids, true);
-		w->T->tmpls.shared = true;
-		F->w[1]->started = pthread_create(&F->w[1]->th, NULL,
-						  worker_main, F->w[1]) == 0;
-		if (!F->w[1]->started)
-			F->nw = 1;
-	}
-	pthread_cond_broadcast(&F->cv);
-	pthread_mutex_unlock(&F->mu);
-	w->in = kp_input_mem(F->in, w->buf, cut);
+	w->in = w->chunk.in;
+	w->seq = w->chunk.seq;
 	w->head = w->tail = w->recd = 0;
-	w->scan = w->buf;
-	w->cend = w->buf + cut;
+	w->scan = w->chunk.buf;
+	w->cend = w->chunk.buf + w->chunk.len;
 	w->nsample = 0;
-	w->last = last;
-	if (fresh) {
+	w->last = w->chunk.last;
+	if (w->chunk.fresh) {
 		w->in_sample = w->skip_sample = w->orphan = false;
 		w->user_dropped = false;
 		w->n = 0;
@@ -1999,31 +1898,12 @@ feed_next(struct feed *F, struct worker *w)
 	return true;
 }
 
-/* w read its chunk: its lines joined, in order. */
 static void
-feed_done(struct feed *F, struct worker *w)
+take_dsos(void *arg)
 {
-	size_t k = (size_t)(w->seq - F->joined);
+	struct worker *w = arg;
 
-	pthread_mutex_lock(&F->mu);
-	k = (size_t)(w->seq - F->joined);
-	if (k >= F->ndone) {
-		F->done = kp_xrealloc(F->done, (k + 1) * sizeof(*F->done));
-		memset(F->done + F->ndone, 0,
-		       (k + 1 - F->ndone) * sizeof(*F->done));
-		F->ndone = k + 1;
-	}
-	F->done[k] = w->in;
-	w->in = NULL;
-	while (F->ndone && F->done[0]) {
-		kp_input_join(F->in, F->done[0]);
-		memmove(F->done, F->done + 1, (F->ndone - 1) * sizeof(*F->done));
-		F->ndone--;
-		F->joined++;
-	}
-	F->busy--;
-	pthread_cond_broadcast(&F->cv);
-	pthread_mutex_unlock(&F->mu);
+	w->dsos |= w->peer->dsos;
 }
 
 /* The last line has no newline: the chunks before it read, their
@@ -2031,28 +1911,21 @@ feed_done(struct feed *F, struct worker *w)
 static void
 feed_last_line(struct worker *w)
 {
-	struct feed *F = w->feed;
-	int i;
-
-	pthread_mutex_lock(&F->mu);
-	while (F->busy > 1)
-		pthread_cond_wait(&F->cv, &F->mu);
-	for (i = 0; i < F->nw; i++)
-		w->dsos |= F->w[i]->dsos;
-	pthread_mutex_unlock(&F->mu);
+	kp_chunks_alone(w->chunks, take_dsos, w);
 }
 
 /* A thread's reading: the chunks it is given, to the end. */
 static void
 work(struct worker *w)
 {
-	while (feed_next(w->feed, w)) {
+	while (next_chunk(w)) {
 		kp_ctab_busy(w->lane);
 		read_lines(w);
 		if (w->last)
 			end_sample(w);
 		kp_ctab_quiet(w->lane);
-		feed_done(w->feed, w);
+		kp_chunks_done(w->chunks, &w->chunk);
+		w->in = NULL;
 	}
 	kp_ctab_busy(w->lane);
 	kp_id_stacks_flush(w->T->ids, w->lane);
@@ -2187,9 +2060,7 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 {
 	struct kp_perf_text *T;
 	struct worker w[2];
-	struct feed F;
-	const char *p;
-	size_t n;
+	struct kp_chunks *F;
 	unsigned i;
 	int k;
 
@@ -2198,39 +2069,28 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	if (!evs->text)
 		evs->text = text_new();
 	T = evs->text;
-	memset(&F, 0, sizeof(F));
-	pthread_mutex_init(&F.mu, NULL);
-	pthread_cond_init(&F.cv, NULL);
-	F.in = in;
-	F.fd = kp_input_fd(in);
-	F.owner = -1;
-	F.seq = T->seq;
-	/* what the kind check read first */
-	n = kp_input_buffered(in, &p);
-	F.carry = kp_xmalloc(n + 1);
-	memcpy(F.carry, p, n);
-	F.ncarry = F.carrycap = n;
-	kp_input_consume(in, n, 0);
-	F.size = o->chunk ? o->chunk : CHUNK;
-	F.nw = o->split_min && (o->split_min == 1 || kp_cpus() > 1) ? 2 : 1;
+	F = kp_chunks_new(in, o->chunk ? o->chunk : CHUNK,
+			  o->split_min && (o->split_min == 1 || kp_cpus() > 1)
+				  ? 2
+				  : 1,
+			  T->seq, last_boundary, start_second, &w[0]);
 	memset(w, 0, sizeof(w));
 	for (k = 0; k < 2; k++) {
 		w[k].T = T;
 		w[k].o = o;
-		w[k].feed = &F;
+		w[k].chunks = F;
+		w[k].peer = &w[1 - k];
 		w[k].lane = k;
 		w[k].proc = KP_ID_NONE;
 		w[k].samples = kp_xcalloc(MAX_EVENTS, sizeof(*w[k].samples));
 		w[k].first = kp_xmalloc(MAX_EVENTS * sizeof(*w[k].first));
 		for (i = 0; i < MAX_EVENTS; i++)
 			w[k].first[i] = UINT64_MAX;
-		F.w[k] = &w[k];
 	}
 	work(&w[0]);
 	if (w[1].started)
 		pthread_join(w[1].th, NULL);
-	T->seq = F.seq;
-	if (F.shared) {
+	if (kp_chunks_shared(F)) {
 		kp_intern_shared = false;
 		kp_idagg_shared(T->ids, false);
 		T->tmpls.shared = false;
@@ -2240,14 +2100,11 @@ kp_perf_convert(struct kp_agg *agg, struct kp_input *in,
 	for (k = 0; k < 2; k++) {
 		blocks_free(&w[k]);
 		free(w[k].ids);
-		free(w[k].buf);
+		free(w[k].chunk.buf);
 		free(w[k].samples);
 		free(w[k].first);
 	}
-	free(F.carry);
-	free(F.done);
-	pthread_mutex_destroy(&F.mu);
-	pthread_cond_destroy(&F.cv);
+	T->seq = kp_chunks_free(F);
 	for (i = 0; i < T->nev; i++)
 		if (T->ev[i]->kept && kp_id_overflowed(T->ids, i)) {
 			*why = "the total count overflows 64 bits";
