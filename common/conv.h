@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kp.h"
+#include "scan.h"
 
 /* The stack under construction: frames leaf first. */
 struct kp_conv {
@@ -87,37 +88,6 @@ kp_conv_nul(struct kp_input *in, const char *line, size_t len)
 	if (!memchr(line, '\0', len))
 		return false;
 	kp_input_skip(in, "NUL byte in line");
-	return true;
-}
-
-/* Scanning helpers. */
-static inline bool
-kp_conv_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static inline bool
-kp_conv_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool
-kp_conv_xdigit(char c)
-{
-	return kp_digit_value[(unsigned char)c] >= 0;
-}
-
-/* [s, e) is one or more decimal digits. */
-static inline bool
-kp_conv_all_digits(const char *s, const char *e)
-{
-	if (s == e)
-		return false;
-	for (; s < e; s++)
-		if (!kp_conv_digit(*s))
-			return false;
 	return true;
 }
 

@@ -10,7 +10,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "conv.h"
 #include "perf_lines.h"
 #include "util.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conv.h"
+#include "scan.h"
 
 /* A sample header's fields: pointers into the line, NULL where absent. */
 struct kp_perf_hdr {

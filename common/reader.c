@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "conv.h"
+#include "scan.h"
 #include "internal.h"
 #include "perf_lines.h"
 
