@@ -201,17 +201,6 @@ int kp_buildid_cache_open(const char *path, const char *build_id,
  */
 char *kp_elf_debug_file(const char *path);
 
-/*
- * Open path read-only (close-on-exec, plus flags such as O_NOFOLLOW) if
- * it is a regular file: a FIFO, device or directory named in the input
- * is refused (errno EINVAL, or EISDIR) without blocking.  -1 on error;
- * kp_open_strerror(errno) says why ("not a regular file" for EINVAL).
- */
-int kp_open_regular(const char *path, int flags);
-/* The same for path relative to directory dir (openat). */
-int kp_open_regular_at(int dir, const char *path, int flags);
-const char *kp_open_strerror(int err);
-
 /* A PT_LOAD segment: file bytes [off, off + filesz) at ELF address vaddr. */
 struct kp_elf_seg {
 	uint64_t off, vaddr, filesz;

@@ -590,3 +590,42 @@ kp_slots_free(struct kp_slots *t)
 	kp_table_free(t->tab, t->cap * sizeof(*t->tab));
 	memset(t, 0, sizeof(*t));
 }
+
+int
+kp_open_regular_at(int dir, const char *path, int flags)
+{
+	struct stat sb;
+	int fd, fl;
+
+	/* O_NONBLOCK: a FIFO swapped in after a check cannot hang open() */
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0) {
+		fl = errno;
+		close(fd);
+		errno = fl;
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int
+kp_open_regular(const char *path, int flags)
+{
+	return kp_open_regular_at(AT_FDCWD, path, flags);
+}
+
+const char *
+kp_open_strerror(int err)
+{
+	return err == EINVAL ? "not a regular file" : strerror(err);
+}

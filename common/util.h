@@ -150,6 +150,17 @@ extern const signed char kp_digit_value[256];
 uint64_t kp_arg_u64(const char *opt, const char *arg);
 double kp_arg_double(const char *opt, const char *arg);
 
+/*
+ * Open path read-only (close-on-exec, plus flags such as O_NOFOLLOW) if
+ * it is a regular file: a FIFO, device or directory named in the input
+ * is refused (errno EINVAL, or EISDIR) without blocking.  -1 on error;
+ * kp_open_strerror(errno) says why ("not a regular file" for EINVAL).
+ */
+int kp_open_regular(const char *path, int flags);
+/* The same for path relative to directory dir (openat). */
+int kp_open_regular_at(int dir, const char *path, int flags);
+const char *kp_open_strerror(int err);
+
 /* 64-bit hash of a byte string (fast, not cryptographic). */
 uint64_t kp_hash(const void *p, size_t len);
 /* The multiply-fold step of kp_hash (in the manner of wyhash): a times
