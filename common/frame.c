@@ -687,8 +687,9 @@ kp_frame_reread(const struct kp_frame *f, struct kp_frame *g)
 }
 
 void
-kp_frame_reread_release(void)
+kp_frame_release(void)
 {
+	kp_intern_release();
 	if (rereading) {
 		rereading = false;
 		pthread_mutex_unlock(&reread_mu);

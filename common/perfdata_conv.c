@@ -1218,7 +1218,7 @@ namer_die(struct kp_trap *t)
 
 	nm->died = true;
 	nm->died_at = (uint64_t)nm->named << 1 | 1;
-	kp_intern_release();
+	kp_frame_release();
 	longjmp(nm->died_jmp, 1);
 }
 
@@ -1239,7 +1239,7 @@ reader_die(struct kp_trap *t)
 
 	nm->rdied = true;
 	nm->rdied_at = (uint64_t)nm->c->fn << 1;
-	kp_intern_release();
+	kp_frame_release();
 	longjmp(nm->rdied_jmp, 1);
 }
 
