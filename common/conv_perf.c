@@ -26,12 +26,10 @@
  * memory overlap.  The other lines (sample headers, side-band records)
  * are read by perf_lines.c.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
