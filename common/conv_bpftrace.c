@@ -30,17 +30,6 @@ struct bpf {
 	unsigned long text;  /* other non-blank lines (banners, printf) */
 };
 
-static bool
-all_hex(const char *s, const char *e)
-{
-	if (s == e)
-		return false;
-	for (; s < e; s++)
-		if (!kp_conv_xdigit(*s))
-			return false;
-	return true;
-}
-
 static const char *
 trim(const char **s, const char *e)
 {
@@ -118,14 +107,14 @@ frame(struct bpf *b, const char *s, const char *e)
 	if (!sp)
 		sp = memchr(s, '\t', (size_t)(e - s));
 	/* a leading address: perf and raw modes */
-	if (sp && (sp - s >= 5 || mod) && all_hex(s, sp) &&
+	if (sp && (sp - s >= 5 || mod) && kp_conv_all_hex(s, sp) &&
 	    kp_conv_hex(s, sp, &v)) {
 		f.addr = v;
 		f.flags |= KP_F_ADDR;
 		s = sp;
 		e = trim(&s, e);
 	} else if (!sp && !memchr(s, '+', (size_t)(e - s)) && e - s >= 8 &&
-		   all_hex(s, e) && kp_conv_hex(s, e, &v)) {
+		   kp_conv_all_hex(s, e) && kp_conv_hex(s, e, &v)) {
 		f.addr = v;
 		f.flags |= KP_F_ADDR;
 		s = e;

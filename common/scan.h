@@ -28,16 +28,30 @@ kp_conv_xdigit(char c)
 	return kp_digit_value[(unsigned char)c] >= 0;
 }
 
-/* [s, e) is one or more decimal digits. */
+/* [s, e) is one or more characters of class is (inlined: a constant). */
 static inline bool
-kp_conv_all_digits(const char *s, const char *e)
+kp_conv_all(const char *s, const char *e, bool (*is)(char))
 {
 	if (s == e)
 		return false;
 	for (; s < e; s++)
-		if (!kp_conv_digit(*s))
+		if (!is(*s))
 			return false;
 	return true;
+}
+
+/* [s, e) is one or more decimal digits. */
+static inline bool
+kp_conv_all_digits(const char *s, const char *e)
+{
+	return kp_conv_all(s, e, kp_conv_digit);
+}
+
+/* [s, e) is one or more hex digits. */
+static inline bool
+kp_conv_all_hex(const char *s, const char *e)
+{
+	return kp_conv_all(s, e, kp_conv_xdigit);
 }
 
 #endif
