@@ -48,8 +48,22 @@ while read -r name off size; do
 		# its .dynsym, or the .symtab of its debug file (by build-id)
 		bid=$(readelf -n "$libc" 2> /dev/null | sed -n 's/.*Build ID: //p')
 		dbg=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
-		{ nm -D --defined-only "$libc"; [ -f "$dbg" ] && nm --defined-only "$dbg"; } 2> /dev/null |
-			grep -qE " $name(@.*)?$" || fail "--user: $name is not a symbol of $libc"
+		case $name in
+		*@plt)
+			# a PLT stub, named as perf names it: its target's
+			# name (a dynamic symbol), or none for an IRELATIVE
+			# slot ("@plt"); libc must have a PLT
+			readelf -SW "$libc" 2> /dev/null | grep -qE ' \.plt(\.sec)? ' ||
+				fail "--user: $name, but $libc has no PLT"
+			t=${name%@plt}
+			[ -z "$t" ] || nm -D "$libc" 2> /dev/null | grep -qE " $t(@.*)?$" ||
+				fail "--user: $name: $t is not a dynamic symbol of $libc"
+			;;
+		*)
+			{ nm -D --defined-only "$libc"; [ -f "$dbg" ] && nm --defined-only "$dbg"; } 2> /dev/null |
+				grep -qE " $name(@.*)?$" || fail "--user: $name is not a symbol of $libc"
+			;;
+		esac
 	fi
 done < "$T/usyms"
 echo "--user: libc symbols $(cut -d' ' -f1 "$T/usyms" | tr '\n' ' ')"
