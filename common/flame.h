@@ -38,17 +38,20 @@ struct kp_flame_opts {
 /* A new, empty graph; with reverse, stacks are merged leaf first. */
 struct kp_flame *kp_flame_new(bool reverse);
 /*
- * Add one stack to side 0 (before) or 1 (after, or the only input).
- * Returns 0, or -1 when the side's total would overflow 64 bits
- * (nothing is added then).
+ * Add one stack to side 0 (before) or 1 (after, or the only input);
+ * ids: its frames' ids (kp_reader_ids), or NULL to read them from the
+ * frames.  Returns 0, or -1 when the side's total would overflow 64
+ * bits (nothing is added then).
  */
-int kp_flame_add(struct kp_flame *fg, const struct kp_stack *st, int side);
+int kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
+		 const uint32_t *ids, int side);
 /*
  * A frame as the graph names it, for the reader's key
  * (kp_reader_set_key, ignoring KP_KEY_NAMED and KP_KEY_MODULE): its
- * symbol and module if it has a module; a frame without one (its kind
- * depends on its address) itself.  Stacks of such keys give the graph
- * that the frames give, from fewer distinct frames.
+ * symbol and module, and for a frame without a module (its colour
+ * depends on its address) whether its address is the kernel's.  Stacks
+ * of such keys give the graph that the frames give, from fewer distinct
+ * frames.
  */
 const struct kp_frame *kp_flame_key(const struct kp_frame *f);
 /* The total count of a side. */

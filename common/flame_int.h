@@ -11,12 +11,11 @@ enum kp_flame_kind { K_KERNEL, K_KMOD, K_USER, K_UNKNOWN, K_MERGED, K_ROOT };
 struct kp_flame_node {
 	const char *name; /* interned */
 	const char *module;
-	uint64_t total[2]; /* inclusive: [0] before, [1] after (or only) */
+	uint64_t total[2]; /* inclusive: [0] before, [1] after (or only);
+			    * summed by kp_flame_layout */
 	uint64_t self[2];
 	uint32_t parent;
 	uint32_t kids, nkids; /* range in kidv, after kp_flame_layout */
-	uint32_t first, next; /* children while building (0: none) */
-	uint32_t nch;	      /* their number */
 	uint32_t depth;
 	uint8_t kind;
 	double p_value; /* differential: its change's, adjusted */
@@ -31,18 +30,30 @@ struct kp_flame_box {
 	uint32_t nmerged;
 };
 
+/* a slot of the table of children (node 0: empty; the root is nobody's
+ * child) */
+struct kp_flame_child {
+	const char *name;
+	uint32_t parent, node;
+};
+
 struct kp_flame {
 	struct kp_flame_node *nodes;
 	size_t nnodes, nodes_cap;
 	uint32_t *kidv;		/* children of each node, sorted by name */
-	struct kp_slots ntab;	/* (parent, name) -> node, for wide nodes */
-	struct kp_slots ftab;	/* frame -> its name and kind */
-	struct kp_pool pool;	/* ftab's entries */
+	struct kp_flame_child *children; /* (parent, name) -> node */
+	size_t children_cap, nchildren;
+	const char **fnames;	   /* frame id -> its name (NULL: not yet) */
+	size_t fcap;
 	char *namebuf;
 	size_t namecap;
 	const char **path_name; /* the previous stack's path, root first */
 	uint32_t *path_node;
+	uint64_t *path_hash;
 	size_t path_len, path_cap;
+	uint32_t pend_node; /* the last stack's end, its count not yet added */
+	int pend_side;
+	uint64_t pend_count;
 	struct kp_flame_box *boxes;
 	size_t nboxes, boxes_cap;
 	uint32_t maxdepth;

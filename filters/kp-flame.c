@@ -88,7 +88,7 @@ read_side(struct kp_flame *fg, const char *path, int side)
 	kp_reader_set_key(rd, kp_flame_key);
 	kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE);
 	while (!over && (st = kp_reader_next(rd)) != NULL)
-		over = kp_flame_add(fg, st, side) < 0;
+		over = kp_flame_add(fg, st, kp_reader_ids(rd), side) < 0;
 	kp_reader_close(rd);
 	if (over)
 		kp_die("%s: the total count overflows 64 bits",

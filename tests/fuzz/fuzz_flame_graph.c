@@ -96,21 +96,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	fg = kp_flame_new(data[0] & 1);
 	rd = kp_reader_open(path);
-	/* differential: every other record is "before" */
-	while (!over && (st = kp_reader_next(rd)) != NULL)
-		over = kp_flame_add(fg, st, diff ? (int)(n++ & 1) : 1) < 0;
+	/* differential: every other record is "before"; the frames' ids
+	 * given, or read from the frames, in turn two by two */
+	while (!over && (st = kp_reader_next(rd)) != NULL) {
+		over = kp_flame_add(fg, st, (n & 2) ? kp_reader_ids(rd) : NULL,
+				    diff ? (int)(n & 1) : 1) < 0;
+		n++;
+	}
 	kp_reader_close(rd);
 	unlink(path);
 	if (over) {
 		kp_flame_free(fg);
 		return 0;
 	}
-	check_tree(fg);
 	mem = open_memstream(&out, &outlen);
 	if (!mem)
 		abort();
 	kp_flame_write_svg(mem, fg, &o, diff);
 	fclose(mem);
+	check_tree(fg); /* (the inclusive counts: summed by the layout) */
 	check_boxes(fg);
 	if (outlen < 7 || strcmp(out + outlen - 7, "</svg>\n") != 0)
 		abort();

@@ -74,6 +74,27 @@ kp-flame "$T/basic.in" > "$tmp/a.svg"
 kp-flame < "$T/basic.in" > "$tmp/b.svg"
 cmp "$tmp/a.svg" "$tmp/b.svg" || fail "not deterministic"
 
+# frames without a module or symbol (perf's "[unknown]", bare addresses)
+# merge by name, but take their colour from their address: the kernel's
+# (orange: red high, blue low), or unknown (grey); two kernel addresses
+# under one caller are one box of both counts
+printf '!\n 0xffffffff81000000\n : main [/usr/bin/cat]\n\t5\n!\n 0xffffffff81000040\n : main [/usr/bin/cat]\n\t2\n!\n 0x0000000000401000\n : other [/usr/bin/cat]\n\t3\n' |
+	kp-flame > "$tmp/bare.svg" || fail "bare addresses"
+bare_fill() { # the fill of the [unknown] box of $1 samples
+	awk -v n="$1" '/^<g><title>\[unknown\]$/ { u = 1; next }
+		u && $0 ~ "^inclusive: " n " samples" { f = 1 }
+		u && f && /fill="rgb/ { sub(/.*fill="rgb\(/, ""); sub(/\).*/, "");
+			print; exit }
+		/<\/g>/ { u = f = 0 }' "$tmp/bare.svg"
+}
+k=$(bare_fill 7) && u=$(bare_fill 3) || fail "bare boxes"
+echo "$k" | awk -F, '!($1 > 200 && $3 < 80) { exit 1 }' ||
+	fail "kernel [unknown] of 7 samples not orange: rgb($k)"
+echo "$u" | awk -F, '!($1 == $2 && $2 == $3) { exit 1 }' ||
+	fail "user [unknown] of 3 samples not grey: rgb($u)"
+[ "$(grep -c '^<g><title>\[unknown\]$' "$tmp/bare.svg")" = 2 ] ||
+	fail "bare addresses: not two [unknown] boxes"
+
 # differential: widths are 'after', colours the change in share
 cat > "$tmp/before.kp" <<'KP'
 !
