@@ -76,7 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct kp_stack *st;
 	char *out = NULL;
 	size_t outlen = 0, n = 0;
-	bool diff, over = false;
+	bool diff, keyed, over = false;
 	FILE *mem;
 	int fd;
 
@@ -86,8 +86,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	diff = data[0] & 4;
 	o.inverted = data[0] & 2;
-	o.minwidth = (double)(data[0] >> 4) / 4;
+	o.minwidth = (double)(data[0] >> 5) / 4;
 	o.minwidth_pct = data[0] & 8;
+	keyed = data[0] & 16; /* read as kp-flame reads: by kp_flame_key */
 	fd = mkstemp(path);
 	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1))
 		abort();
@@ -96,6 +97,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_quiet = true;
 	fg = kp_flame_new(data[0] & 1);
 	rd = kp_reader_open(path);
+	if (keyed) {
+		kp_reader_set_key(rd, kp_flame_key);
+		kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE);
+	}
 	/* differential: every other record is "before"; the frames' ids
 	 * given, or read from the frames, in turn two by two */
 	while (!over && (st = kp_reader_next(rd)) != NULL) {
