@@ -47,7 +47,8 @@ int kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 		 const uint32_t *ids, int side);
 /*
  * A frame as the graph names it, for the reader's key
- * (kp_reader_set_key, ignoring KP_KEY_NAMED and KP_KEY_MODULE): its
+ * (kp_reader_set_key, ignoring KP_KEY_NAMED, KP_KEY_MODULE and
+ * KP_KEY_BARE_KERNEL): its
  * symbol and module, and for a frame without a module (its colour
  * depends on its address) whether its address is the kernel's.  Stacks
  * of such keys give the graph that the frames give, from fewer distinct

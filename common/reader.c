@@ -74,6 +74,8 @@ struct line_slot {
 struct shape {
 	const char *sym, *mod;
 	size_t slen, mlen; /* slen 0: no symbol */
+	uint8_t kern; /* a bare address read by its kind (KP_KEY_BARE_KERNEL):
+		       * 1 + whether it is the kernel's; else 0 */
 };
 
 enum { LINE_ANY, LINE_TAG, LINE_NAME };
@@ -414,9 +416,12 @@ frame_for_line(struct kp_reader *rd, const char *s, size_t len,
  *	0xADDR : SYM+0xOFF/0xSIZE [MODULE]	(KP_KEY_NAMED; or no /0xSIZE)
  *	0xADDR [MODULE+0xOFF]			(KP_KEY_MODULE; or with /0xSIZE,
  *	0xADDR [MODULE]				 or no offset)
- *	0xADDR					(KP_KEY_UNNAMED)
+ *	0xADDR					(KP_KEY_UNNAMED; or
+ *						 KP_KEY_BARE_KERNEL)
  *
- * is looked up by its symbol and module alone, in a table of its own.
+ * is looked up by its symbol and module alone (a bare address under
+ * KP_KEY_BARE_KERNEL, by whether it is the kernel's), in a table of
+ * its own.
  * Only lines the parser reads as exactly that are taken: ADDR, OFF and
  * SIZE of 1 to 16 hex digits after "0x"; SYM not empty, not beginning
  * with a blank or '"'; MODULE not empty; after a symbol, MODULE without
@@ -444,6 +449,15 @@ hex_bytes(uint64_t w)
 	uint64_t alpha = (l + 0x1f * ones) & ~(l + 0x19 * ones);
 
 	return (digit | alpha) & ~w & high;
+}
+
+/* Are the 16 hex digits at d an address of the kernel's
+ * (kp_addr_is_kernel: 0xffff8... and up)? */
+static inline bool
+hex16_kernel(const char *d)
+{
+	return (d[0] | 0x20) == 'f' && (d[1] | 0x20) == 'f' &&
+	       (d[2] | 0x20) == 'f' && (d[3] | 0x20) == 'f' && d[4] >= '8';
 }
 
 /* The first byte past the hex digits from p on, not past e. */
@@ -555,8 +569,15 @@ name_shape(const struct kp_reader *rd, const char *s, size_t len,
 		return false;
 	sh->sym = sh->mod = "";
 	sh->slen = sh->mlen = 0;
-	if (p == e)
-		return (rd->ignores & KP_KEY_UNNAMED) == KP_KEY_UNNAMED;
+	sh->kern = 0;
+	if (p == e) {
+		if ((rd->ignores & KP_KEY_UNNAMED) == KP_KEY_UNNAMED)
+			return true;
+		if (!(rd->ignores & KP_KEY_BARE_KERNEL))
+			return false;
+		sh->kern = 1 + (p - (s + 2) == 16 && hex16_kernel(s + 2));
+		return true;
+	}
 	if (e[-1] != ']' || *p != ' ' || e - p < 4)
 		return false;
 	if (p[1] == '[') {
@@ -602,6 +623,7 @@ struct name_ent {
 	bool bare; /* a module alone that a line without an offset can give
 		    * (lean_known) */
 	bool tails; /* the text has room for the tail (TAIL_NAMES) */
+	uint8_t kern; /* a bare address's kind (shape's kern), or 0 */
 	char text[]; /* the symbol, then the module; then (tails) the tail:
 		      * the text after the address of the last line of this
 		      * name the lean path read, to its '\n' (slen + mlen + 48
@@ -619,7 +641,8 @@ name_tag(const struct shape *sh)
 {
 	return (uint32_t)((line_hash(sh->sym, sh->slen) ^
 			   line_hash(sh->mod, sh->mlen) *
-				   0x9e3779b97f4a7c15ull) >> 32);
+				   0x9e3779b97f4a7c15ull ^
+			   sh->kern * 0xc2b2ae3d27d4eb4full) >> 32);
 }
 
 /*
@@ -648,6 +671,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 			continue;
 		e = (struct name_ent *)(void *)ent_at(rd, rd->ntab[j].ref);
 		if (e->slen == sh->slen && e->mlen == sh->mlen &&
+		    e->kern == sh->kern &&
 		    memcmp(e->text, sh->sym, sh->slen) == 0 &&
 		    memcmp(e->text + sh->slen, sh->mod, sh->mlen) == 0) {
 			*id = e->id;
@@ -679,6 +703,7 @@ name_frame(struct kp_reader *rd, const char *s, size_t len,
 		e->mlen = (uint16_t)sh->mlen;
 		e->tlen = 0;
 		e->tails = tails;
+		e->kern = sh->kern;
 		memcpy(e->text, sh->sym, sh->slen);
 		memcpy(e->text + sh->slen, sh->mod, sh->mlen);
 		e->bare = !sh->slen && sh->mlen &&
@@ -1087,6 +1112,9 @@ static inline const char *
 lean_try(const char *p, const char *e, struct name_ent *g)
 {
 	if (e - p < LEAN_MARGIN + g->slen + g->mlen)
+		return NULL;
+	/* a bare address's name: of its kind only */
+	if (g->kern && g->kern != 1 + hex16_kernel(p + 3))
 		return NULL;
 	return lean_known(p + 19, g);
 }

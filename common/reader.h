@@ -60,11 +60,21 @@ void kp_reader_set_key(struct kp_reader *rd, kp_frame_key_fn key);
  * of one without a symbol, with or without a module (KP_KEY_UNNAMED:
  * KP_KEY_MODULE and more).  That is, key(f) is the same frame for two
  * such frames that differ only there (and in the flags KP_F_ADDR,
- * KP_F_OFF and KP_F_SIZE).  After kp_reader_set_key (with no key set,
- * nothing is ignored), and again between records when what the key
- * ignores has changed (with the metadata read so far, say).
+ * KP_F_OFF and KP_F_SIZE).  KP_KEY_BARE_KERNEL, for a key that keeps
+ * less than KP_KEY_UNNAMED says: of a frame with neither a symbol nor a
+ * module, all but whether its address is the kernel's
+ * (kp_addr_is_kernel): key(f) is the same for two such frames whose
+ * addresses are both the kernel's, or both not.  After
+ * kp_reader_set_key (with no key set, nothing is ignored), and again
+ * between records when what the key ignores has changed (with the
+ * metadata read so far, say).
  */
-enum { KP_KEY_NAMED = 1, KP_KEY_MODULE = 2, KP_KEY_UNNAMED = 6 };
+enum {
+	KP_KEY_NAMED = 1,
+	KP_KEY_MODULE = 2,
+	KP_KEY_UNNAMED = 6,
+	KP_KEY_BARE_KERNEL = 8
+};
 void kp_reader_key_ignores(struct kp_reader *rd, unsigned what);
 /*
  * The ids of the frames of the record kp_reader_next returned last:

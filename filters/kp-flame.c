@@ -84,9 +84,10 @@ read_side(struct kp_flame *fg, const char *path, int side)
 	bool over = false;
 
 	/* frames as the graph names them: lines that differ only in their
-	 * address and offset read as one */
+	 * address and offset read as one (bare addresses: in their kind) */
 	kp_reader_set_key(rd, kp_flame_key);
-	kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE);
+	kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE |
+					  KP_KEY_BARE_KERNEL);
 	while (!over && (st = kp_reader_next(rd)) != NULL)
 		over = kp_flame_add(fg, st, kp_reader_ids(rd), side) < 0;
 	kp_reader_close(rd);

@@ -99,7 +99,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd = kp_reader_open(path);
 	if (keyed) {
 		kp_reader_set_key(rd, kp_flame_key);
-		kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE);
+		kp_reader_key_ignores(rd, KP_KEY_NAMED | KP_KEY_MODULE |
+						  KP_KEY_BARE_KERNEL);
 	}
 	/* differential: every other record is "before"; the frames' ids
 	 * given, or read from the frames, in turn two by two */

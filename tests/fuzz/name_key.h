@@ -8,10 +8,12 @@
  * the name cache) where its plain path parses every line; the key of
  * 1 said to ignore all, nothing and KP_KEY_NAMED in turn, record by
  * record (4: what a key is said to ignore changes between records, as
- * kp-fold's does once the metadata names the source).  name_keyed 0: no
- * key.  NAME_KEYS: how many there are.
+ * kp-fold's does once the metadata names the source); 3's, with frames
+ * of neither a symbol nor a module keyed by whether their address is
+ * the kernel's (5, also KP_KEY_BARE_KERNEL: kp-flame's).  name_keyed 0:
+ * no key.  NAME_KEYS: how many there are.
  */
-#define NAME_KEYS 5
+#define NAME_KEYS 6
 #ifndef KP_TESTS_NAME_KEY_H
 #define KP_TESTS_NAME_KEY_H
 
@@ -32,7 +34,15 @@ name_key(const struct kp_frame *f)
 	g.file = f->file;
 	g.line = f->line;
 	g.flags = f->flags & (KP_F_INLINE | KP_F_INEXACT);
-	if (name_keyed == 2 ? !f->sym : name_keyed == 3 && !f->module) {
+	if (name_keyed == 5 && !f->sym && !f->module) {
+		/* its kind only */
+		if ((f->flags & KP_F_ADDR) && kp_addr_is_kernel(f->addr)) {
+			g.addr = 0xffff800000000000ull;
+			g.flags |= KP_F_ADDR;
+		}
+	} else if (name_keyed == 2 ? !f->sym
+				   : (name_keyed == 3 || name_keyed == 5) &&
+					     !f->module) {
 		/* not ignored */
 		g.addr = f->addr;
 		g.off = f->off;
@@ -56,6 +66,8 @@ name_key_ignores(unsigned long n)
 		return KP_KEY_NAMED;
 	case 3:
 		return KP_KEY_NAMED | KP_KEY_MODULE;
+	case 5:
+		return KP_KEY_NAMED | KP_KEY_MODULE | KP_KEY_BARE_KERNEL;
 	default:
 		return turn[n % 3];
 	}

@@ -130,6 +130,19 @@ both_ways(const char *data, size_t len)
 static void
 test_cases(void)
 {
+	/* bare addresses after the same frame, of the kernel and not in
+	 * turn, each where the guess is the other kind's name (key 5: read
+	 * by kind); the kernel's from 0xffff800000000000 on, in either
+	 * case of hex digit */
+	CASE("!\n" F1 "\n 0xffffffff81000010\n\t1\n!\n" F1
+	     "\n 0x00007f0000001000\n\t2\n!\n" F1
+	     "\n 0xffffffff81000020\n\t3\n!\n" F1
+	     "\n 0xffff7fffffffffff\n\t4\n!\n" F1
+	     "\n 0xFFFF800000000000\n\t5\n!\n" F1
+	     "\n 0x0000000000000000\n\t6\n!\n" F1
+	     "\n 0xffff800000000000\n" F2 "\n\t7\n!\n" F1
+	     "\n 0x0000000000000001\n" F2 "\n\t8\n!\n 0x8\n\t9\n!\n"
+	     " 0xfffffffffffffff\n\t10\n");
 	/* the lean path's guess of a name: the same module with an offset
 	 * and then without one, where the module ends like an offset
 	 * ("[lib+0x1]" is module lib at offset 1, not module lib+0x1) */
