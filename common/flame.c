@@ -48,78 +48,71 @@ kp_flame_new(bool reverse)
 /*
  * ---- the children ----
  *
- * A node is found by the names on its path from the root: the table of
- * children is hashed by the path (a hash of its parent's path and its
- * name), so that the slots of a stack's frames are all known, and
- * fetched into the cache together, before the first is looked at; a
- * slot holds what is compared (the parent and the name), so that a
- * frame found reads its slot, not the nodes.  (On the real capture of
- * bench/, 118,000 stacks of 8 frames on average, 64,000 nodes: one
- * look-up waiting for the one before took most of the time.)
+ * A child is found by walking its parent's list of children when there
+ * are few of them, and in a table of (parent, name) -> node when there
+ * are more.  (A table of every node, hashed by its path so that a
+ * stack's look-ups could all be fetched at once, was 9% faster on the
+ * real capture of bench/ but 1.3x slower on bench/pictures.sh's deep
+ * distinct stacks, where most frames make a node: a list appends to a
+ * parent in the cache, a table writes at random.)
  */
-#define ROOT_PATH 0x243f6a8885a308d3ull
-#define FIRST_CHILDREN 4096
+#define SCAN_MAX 8
 
 static inline uint64_t
-path_hash(uint64_t parent, const char *name)
+node_hash(uint32_t parent, const char *name)
 {
-	uint64_t h = (parent ^ (uintptr_t)name) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)parent * 0xbf58476d1ce4e5b9ull;
 
 	return h ^ h >> 29;
 }
 
-/* The table twice as large (at least FIRST_CHILDREN slots), every node
- * but the root put in again by its path's hash. */
+/* ntab's slots hold node numbers (never 0: the root is nobody's child) */
 static void
-children_grow(struct kp_flame *fg)
+ntab_put(struct kp_flame *fg, uint32_t node)
 {
-	size_t cap = fg->children_cap ? 2 * fg->children_cap : FIRST_CHILDREN;
-	struct kp_flame_child *t = kp_xcalloc(cap, sizeof(*t));
-	size_t i, j;
-	uint64_t *ph = kp_xmalloc(fg->nnodes * sizeof(*ph));
-	const struct kp_flame_node *n;
+	const struct kp_flame_node *n = &fg->nodes[node];
+	uint64_t h = node_hash(n->parent, n->name);
 
-	ph[0] = ROOT_PATH;
-	for (i = 1; i < fg->nnodes; i++) {
-		/* (a parent is made before its children) */
-		n = &fg->nodes[i];
-		ph[i] = path_hash(ph[n->parent], n->name);
-		for (j = ph[i] & (cap - 1); t[j].node; j = (j + 1) & (cap - 1))
-			;
-		t[j] = (struct kp_flame_child){ n->name, n->parent,
-						(uint32_t)i };
-	}
-	free(ph);
-	free(fg->children);
-	fg->children = t;
-	fg->children_cap = cap;
+	kp_slots_reserve(&fg->ntab, 1u << 12);
+	kp_slots_put(&fg->ntab, h, (void *)(uintptr_t)node);
 }
 
-static uint8_t frame_kind(const struct kp_frame *f);
-
-/* The child of parent named name, whose path has hash h; made (from
- * frame f) if new. */
+/* The child of parent named fn's name, made if new. */
 static uint32_t
-child(struct kp_flame *fg, uint32_t parent, const char *name, uint64_t h,
-      const struct kp_frame *f)
+child(struct kp_flame *fg, uint32_t parent, const struct kp_flame_fname *fn)
 {
-	struct kp_flame_child *k;
+	struct kp_flame_node *nodes = fg->nodes;
+	const char *name = fn->name;
+	uint32_t c, k;
+	uint64_t h;
 	size_t j, mask;
-	uint32_t c;
 
-	if ((fg->nchildren + 1) * 2 > fg->children_cap)
-		children_grow(fg);
-	mask = fg->children_cap - 1;
-	for (j = h & mask;; j = (j + 1) & mask) {
-		k = &fg->children[j];
-		if (!k->node)
-			break;
-		if (k->parent == parent && k->name == name)
-			return k->node;
+	if (nodes[parent].nch <= SCAN_MAX) {
+		/* node 0, the root, is nobody's child: 0 ends the list */
+		for (c = nodes[parent].first; c; c = nodes[c].next)
+			if (nodes[c].name == name)
+				return c;
+	} else {
+		h = node_hash(parent, name);
+		mask = fg->ntab.cap - 1;
+		for (j = h & mask; fg->ntab.tab[j].p; j = (j + 1) & mask) {
+			c = (uint32_t)(uintptr_t)fg->ntab.tab[j].p;
+			if (fg->ntab.tab[j].hash == h &&
+			    nodes[c].parent == parent && nodes[c].name == name)
+				return c;
+		}
 	}
-	c = new_node(fg, parent, name, f->module, frame_kind(f));
-	*k = (struct kp_flame_child){ name, parent, c };
-	fg->nchildren++;
+	c = new_node(fg, parent, name, fn->module, fn->kind);
+	nodes = fg->nodes;
+	nodes[c].next = nodes[parent].first;
+	nodes[parent].first = c;
+	if (++nodes[parent].nch == SCAN_MAX + 1) {
+		for (k = nodes[parent].first; k; k = nodes[k].next)
+			ntab_put(fg, k);
+	} else if (nodes[parent].nch > SCAN_MAX + 1) {
+		ntab_put(fg, c);
+	}
 	return c;
 }
 
@@ -163,11 +156,12 @@ frame_kind(const struct kp_frame *f)
 	return K_UNKNOWN;
 }
 
-/* The name of frame f, of id `id`: made once a frame, then found by its
- * id (the frame itself is not read again). */
-static const char *
+/* The name, module and kind of frame f, of id `id`: made once a frame,
+ * then found by its id (the frame itself is not read again). */
+static const struct kp_flame_fname *
 frame_name(struct kp_flame *fg, const struct kp_frame *f, uint32_t id)
 {
+	struct kp_flame_fname *e;
 	size_t len, cap;
 
 	if (id >= fg->fcap) {
@@ -179,8 +173,9 @@ frame_name(struct kp_flame *fg, const struct kp_frame *f, uint32_t id)
 		       (cap - fg->fcap) * sizeof(*fg->fnames));
 		fg->fcap = cap;
 	}
-	if (fg->fnames[id])
-		return fg->fnames[id];
+	e = &fg->fnames[id];
+	if (e->name)
+		return e;
 	if (f->sym || !f->module) {
 		len = kp_frame_name(f, false, false, &fg->namebuf,
 				    &fg->namecap);
@@ -201,7 +196,10 @@ frame_name(struct kp_flame *fg, const struct kp_frame *f, uint32_t id)
 		fg->namebuf[len + 2] = '\0';
 		len += 2;
 	}
-	return fg->fnames[id] = kp_intern(fg->namebuf, len);
+	e->name = kp_intern(fg->namebuf, len);
+	e->module = f->module;
+	e->kind = frame_kind(f);
+	return e;
 }
 
 /*
@@ -226,7 +224,6 @@ kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 {
 	size_t i, k, n = st->n, keep = 0;
 	uint32_t cur;
-	uint64_t h;
 
 	if (fg->grand[side] > UINT64_MAX - st->count)
 		return -1;
@@ -239,36 +236,23 @@ kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 			fg->path_name, fg->path_cap * sizeof(*fg->path_name));
 		fg->path_node = kp_xrealloc(
 			fg->path_node, fg->path_cap * sizeof(*fg->path_node));
-		fg->path_hash = kp_xrealloc(
-			fg->path_hash, fg->path_cap * sizeof(*fg->path_hash));
 	}
-	/* the names root first: those the last path began with are kept,
-	 * the others' slots fetched */
-	h = ROOT_PATH;
+	cur = 0;
 	for (k = 0; k < n; k++) {
 		const struct kp_frame *f;
-		const char *name;
+		const struct kp_flame_fname *fn;
 
 		i = fg->reverse ? k : n - 1 - k;
 		f = st->frames[i];
-		name = frame_name(fg, f, ids ? ids[i] : f->id);
+		fn = frame_name(fg, f, ids ? ids[i] : f->id);
 		if (keep == k && k < fg->path_len &&
-		    fg->path_name[k] == name) {
-			h = fg->path_hash[k];
+		    fg->path_name[k] == fn->name) {
+			cur = fg->path_node[k];
 			keep++;
 			continue;
 		}
-		h = path_hash(h, name);
-		fg->path_name[k] = name;
-		fg->path_hash[k] = h;
-		if (fg->children_cap)
-			__builtin_prefetch(&fg->children[h & (fg->children_cap - 1)]);
-	}
-	cur = keep ? fg->path_node[keep - 1] : 0;
-	for (k = keep; k < n; k++) {
-		i = fg->reverse ? k : n - 1 - k;
-		cur = child(fg, cur, fg->path_name[k], fg->path_hash[k],
-			    st->frames[i]);
+		cur = child(fg, cur, fn);
+		fg->path_name[k] = fn->name;
 		fg->path_node[k] = cur;
 	}
 	fg->path_len = n;
@@ -458,15 +442,14 @@ test_changes(struct kp_flame *fg)
 		p[i] = kp_test_two_prop(fg->nodes[i].total[0], fg->grand[0],
 					fg->nodes[i].total[1], fg->grand[1]);
 	kp_adjust_bh(p, fg->nnodes);
-	for (i = 0; i < fg->nnodes; i++)
-		fg->nodes[i].p_value = p[i];
-	free(p);
+	free(fg->p_value);
+	fg->p_value = p;
 }
 
 bool
 kp_flame_significant(const struct kp_flame *fg, const struct kp_flame_node *n)
 {
-	return fg->alpha <= 0 || n->p_value < fg->alpha;
+	return fg->alpha <= 0 || fg->p_value[n - fg->nodes] < fg->alpha;
 }
 
 void
@@ -497,12 +480,12 @@ kp_flame_free(struct kp_flame *fg)
 		return;
 	free(fg->nodes);
 	free(fg->kidv);
-	free(fg->children);
+	kp_slots_free(&fg->ntab);
 	free(fg->fnames);
+	free(fg->p_value);
 	free(fg->namebuf);
 	free(fg->path_name);
 	free(fg->path_node);
-	free(fg->path_hash);
 	free(fg->boxes);
 	free(fg);
 }

@@ -18,7 +18,8 @@ struct kp_flame_node {
 	uint32_t kids, nkids; /* range in kidv, after kp_flame_layout */
 	uint32_t depth;
 	uint8_t kind;
-	double p_value; /* differential: its change's, adjusted */
+	uint32_t first, next; /* children while building (0: none) */
+	uint32_t nch;	      /* their number */
 };
 
 /* a box to draw */
@@ -30,26 +31,25 @@ struct kp_flame_box {
 	uint32_t nmerged;
 };
 
-/* a slot of the table of children (node 0: empty; the root is nobody's
- * child) */
-struct kp_flame_child {
-	const char *name;
-	uint32_t parent, node;
+/* a frame as the graph draws it, made once a frame id */
+struct kp_flame_fname {
+	const char *name; /* interned; NULL: not yet */
+	const char *module;
+	uint8_t kind;
 };
 
 struct kp_flame {
 	struct kp_flame_node *nodes;
 	size_t nnodes, nodes_cap;
 	uint32_t *kidv;		/* children of each node, sorted by name */
-	struct kp_flame_child *children; /* (parent, name) -> node */
-	size_t children_cap, nchildren;
-	const char **fnames;	   /* frame id -> its name (NULL: not yet) */
+	struct kp_slots ntab;	       /* (parent, name) -> node, for wide
+					* nodes */
+	struct kp_flame_fname *fnames; /* by frame id */
 	size_t fcap;
 	char *namebuf;
 	size_t namecap;
 	const char **path_name; /* the previous stack's path, root first */
 	uint32_t *path_node;
-	uint64_t *path_hash;
 	size_t path_len, path_cap;
 	uint32_t pend_node; /* the last stack's end, its count not yet added */
 	int pend_side;
@@ -58,6 +58,8 @@ struct kp_flame {
 	size_t nboxes, boxes_cap;
 	uint32_t maxdepth;
 	uint64_t grand[2];
+	double *p_value; /* by node: its change's, adjusted (differential,
+			  * alpha > 0: after kp_flame_layout) */
 	double maxdelta; /* the largest change in share (differential) */
 	double alpha;	 /* colour only changes significant at alpha (0: all) */
 	bool reverse;

@@ -155,9 +155,11 @@ put_title(FILE *out, const struct kp_flame *fg, const struct kp_flame_opts *o,
 					 (double)n->self[0] / (double)fg->grand[0])
 				: 0.0);
 		if (fg->alpha > 0)
-			fprintf(out, "\np = %.4g (adjusted): %s", n->p_value,
-				n->p_value < fg->alpha ? "significant"
-						       : "may be sampling noise");
+			fprintf(out, "\np = %.4g (adjusted): %s",
+				fg->p_value[n - fg->nodes],
+				kp_flame_significant(fg, n)
+					? "significant"
+					: "may be sampling noise");
 	}
 }
 
