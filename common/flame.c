@@ -162,17 +162,10 @@ static const struct kp_flame_fname *
 frame_name(struct kp_flame *fg, const struct kp_frame *f, uint32_t id)
 {
 	struct kp_flame_fname *e;
-	size_t len, cap;
+	size_t len;
 
-	if (id >= fg->fcap) {
-		cap = fg->fcap ? fg->fcap : 1024;
-		while (cap <= id)
-			cap *= 2;
-		fg->fnames = kp_xrealloc(fg->fnames, cap * sizeof(*fg->fnames));
-		memset(fg->fnames + fg->fcap, 0,
-		       (cap - fg->fcap) * sizeof(*fg->fnames));
-		fg->fcap = cap;
-	}
+	fg->fnames =
+		kp_grow_for(fg->fnames, &fg->fcap, sizeof(*fg->fnames), id);
 	e = &fg->fnames[id];
 	if (e->name)
 		return e;
@@ -206,18 +199,9 @@ frame_name(struct kp_flame *fg, const struct kp_frame *f, uint32_t id)
  * The path of the previous stack: inputs come in an order where
  * neighbours may share their outer frames (sorted, or as a converter met
  * them), and those are found there without a look-up.  A stack adds its
- * count to the node it ends at (self), on the next stack's turn (that
- * node fetched into the cache meanwhile); the inclusive counts are
+ * count to the node it ends at (self) only; the inclusive counts are
  * summed up the tree once, before the layout (sum_totals).
  */
-static void
-self_add(struct kp_flame *fg)
-{
-	if (fg->pend_count)
-		fg->nodes[fg->pend_node].self[fg->pend_side] += fg->pend_count;
-	fg->pend_count = 0;
-}
-
 int
 kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 	     const uint32_t *ids, int side)
@@ -229,7 +213,6 @@ kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 		return -1;
 	/* no node's count can overflow: none exceeds the total */
 	fg->grand[side] += st->count;
-	self_add(fg);
 	if (n > fg->path_cap) {
 		fg->path_cap = n * 2;
 		fg->path_name = kp_xrealloc(
@@ -256,10 +239,7 @@ kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 		fg->path_node[k] = cur;
 	}
 	fg->path_len = n;
-	fg->pend_node = cur;
-	fg->pend_side = side;
-	fg->pend_count = st->count;
-	__builtin_prefetch(&fg->nodes[cur].self[side]);
+	fg->nodes[cur].self[side] += st->count;
 	return 0;
 }
 
@@ -273,7 +253,6 @@ sum_totals(struct kp_flame *fg)
 	size_t i;
 	int s;
 
-	self_add(fg);
 	for (i = 0; i < fg->nnodes; i++)
 		for (s = 0; s < 2; s++)
 			nodes[i].total[s] += nodes[i].self[s];

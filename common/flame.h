@@ -48,11 +48,10 @@ int kp_flame_add(struct kp_flame *fg, const struct kp_stack *st,
 /*
  * A frame as the graph names it, for the reader's key
  * (kp_reader_set_key, ignoring KP_KEY_NAMED, KP_KEY_MODULE and
- * KP_KEY_BARE_KERNEL): its
- * symbol and module, and for a frame without a module (its colour
- * depends on its address) whether its address is the kernel's.  Stacks
- * of such keys give the graph that the frames give, from fewer distinct
- * frames.
+ * KP_KEY_BARE_KERNEL): its symbol and module, and for a frame without a
+ * module (its colour depends on its address) whether its address is the
+ * kernel's.  Stacks of such keys give the graph that the frames give,
+ * from fewer distinct frames.
  */
 const struct kp_frame *kp_flame_key(const struct kp_frame *f);
 /* The total count of a side. */

@@ -51,9 +51,6 @@ struct kp_flame {
 	const char **path_name; /* the previous stack's path, root first */
 	uint32_t *path_node;
 	size_t path_len, path_cap;
-	uint32_t pend_node; /* the last stack's end, its count not yet added */
-	int pend_side;
-	uint64_t pend_count;
 	struct kp_flame_box *boxes;
 	size_t nboxes, boxes_cap;
 	uint32_t maxdepth;
