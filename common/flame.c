@@ -123,8 +123,6 @@ child(struct kp_flame *fg, uint32_t parent, const struct kp_flame_fname *fn)
  * bare addresses of perf's "[unknown]" frames, 59,000 distinct on the
  * real capture of bench/, are two frames)
  */
-#define KERNEL_ADDR 0xffff800000000000ull
-
 const struct kp_frame *
 kp_flame_key(const struct kp_frame *f)
 {
@@ -135,7 +133,7 @@ kp_flame_key(const struct kp_frame *f)
 	g.module = f->module;
 	if (!f->module && (f->flags & KP_F_ADDR) &&
 	    kp_addr_is_kernel(f->addr)) {
-		g.addr = KERNEL_ADDR;
+		g.addr = KP_KERNEL_START;
 		g.flags = KP_F_ADDR;
 	}
 	return kp_frame_intern(&g);

@@ -73,11 +73,14 @@ int kp_frame_parse(const char *s, size_t len, struct kp_frame *f,
  */
 bool kp_frame_reread(const struct kp_frame *f, struct kp_frame *g);
 
-/* True for an x86-64 kernel-half address (0xffff800000000000 and up). */
+/* The first address of the x86-64 kernel half. */
+#define KP_KERNEL_START 0xffff800000000000ull
+
+/* True for an x86-64 kernel-half address (KP_KERNEL_START and up). */
 static inline bool
 kp_addr_is_kernel(uint64_t addr)
 {
-	return addr >= 0xffff800000000000ull;
+	return addr >= KP_KERNEL_START;
 }
 
 /* True when the module is the kernel image (kernel, vmlinux*,

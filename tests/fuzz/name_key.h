@@ -37,7 +37,7 @@ name_key(const struct kp_frame *f)
 	if (name_keyed == 5 && !f->sym && !f->module) {
 		/* its kind only */
 		if ((f->flags & KP_F_ADDR) && kp_addr_is_kernel(f->addr)) {
-			g.addr = 0xffff800000000000ull;
+			g.addr = KP_KERNEL_START;
 			g.flags |= KP_F_ADDR;
 		}
 	} else if (name_keyed == 2 ? !f->sym
