@@ -13,8 +13,11 @@
 # samples/s at that median, the median user+system CPU time, and the
 # largest peak RSS of the runs (a pipeline's is its largest process's);
 # the pipelines also with perf2kp --functions (one frame per function,
-# the same folded stacks and report in fewer bytes).  Then how many
-# times faster each pipeline is than inferno-collapse-perf: the median
+# the same folded stacks and report in fewer bytes), and perf2kp | cat:
+# its output carried through a pipe and dropped, what any pipeline
+# from perf2kp takes before its filter does any work.  Then how many
+# times faster each pipeline (and perf2kp alone, and perf2kp | cat) is
+# than inferno-collapse-perf: the median
 # of the rounds' ratios (each round's pair ran back to back, so this
 # machine's drift cancels), with the lowest and highest; perf2kp's peak
 # RSS beside inferno-collapse-perf's; and the text
@@ -52,6 +55,7 @@ set -- "${kp[0]}" "'$bin/perf2kp' '$txt' | '$bin/kp-fold'" \
 	"${kp[2]}" "'$bin/perf2kp' --functions '$txt' | '$bin/kp-fold'" \
 	"${kp[3]}" "'$bin/perf2kp' --functions '$txt' | '$bin/kp-inclusive'" \
 	"perf2kp" "'$bin/perf2kp' '$txt'" \
+	"perf2kp | cat" "'$bin/perf2kp' '$txt' | cat" \
 	"perf2kp | kp-flame" "'$bin/perf2kp' '$txt' | '$bin/kp-flame'"
 svg=0
 if command -v inferno-collapse-perf > /dev/null; then
@@ -70,7 +74,7 @@ fi
 WARM=$txt rounds "$out/.real" "$runs" "$@" || exit 1
 round_table "$out/.real" "$bytes" "$samples"
 if [ $peer = 1 ]; then
-	for n in "${kp[@]}"; do
+	for n in "${kp[@]}" perf2kp "perf2kp | cat"; do
 		speedup "$out/.real" "$n" inferno-collapse-perf
 	done
 	peak_vs "$out/.real" perf2kp inferno-collapse-perf
