@@ -12,7 +12,8 @@
 
 #define FUN_BITS 22 /* a function's or kp_frame's index in its lane */
 #define LATE 6	    /* stacks given, the oldest added when one more is */
-#define HINT 3	    /* its entry fetched when that many are left */
+#define HINT 2	    /* its entry fetched when it was given that many ago */
+#define HINT_IDS 4  /* its ids (read from the entry) when that many */
 #define RUN_BLOCK (64u << 10) /* stack ids a block of runs holds */
 
 /* A stack: its count, where it was first seen (its event in the top 8
@@ -31,6 +32,7 @@ struct pend {
 	unsigned ev;
 	uint32_t *ids;
 	size_t n, cap;
+	const struct stk *hint; /* the entry fetched (stk_hint), or NULL */
 };
 
 struct block {
@@ -474,20 +476,30 @@ stk_add(struct kp_idagg *a, int lane, const struct pend *p)
 	return s;
 }
 
-/* The entry a stack given will be counted in, fetched into the cache. */
+/*
+ * The entry a stack given will be counted in, fetched into the cache
+ * (its slot is by now): its ids are fetched later (stk_hint_ids), when
+ * the entry that says where they are is in the cache in turn.
+ */
 static void
-stk_hint(struct kp_idagg *a, const struct pend *p)
+stk_hint(struct kp_idagg *a, struct pend *p)
 {
 	struct kp_ctab_it it;
 	uint32_t id;
 
+	p->hint = NULL;
 	kp_ctab_first(&a->stks, p->h, &it);
 	if (kp_ctab_next(&it, &id)) {
-		const struct stk *s = stk_at(a, id);
-
-		__builtin_prefetch(s);
-		__builtin_prefetch(s->ids);
+		p->hint = stk_at(a, id);
+		__builtin_prefetch(p->hint);
 	}
+}
+
+static void
+stk_hint_ids(const struct pend *p)
+{
+	if (p->hint)
+		__builtin_prefetch(p->hint->ids);
 }
 
 void
@@ -513,9 +525,12 @@ kp_id_stack(struct kp_idagg *a, int lane, unsigned ev, const uint32_t *ids,
 	p->weight = weight;
 	p->pos = pos;
 	p->h = kp_hash(ids, n * sizeof(*ids)) ^ ((uint64_t)ev << 40);
+	p->hint = NULL;
 	kp_ctab_prefetch(&a->stks, p->h);
 	if (l->given - l->added >= HINT)
 		stk_hint(a, &l->q[(l->given - HINT) % LATE]);
+	if (l->given - l->added >= HINT_IDS)
+		stk_hint_ids(&l->q[(l->given - HINT_IDS) % LATE]);
 	l->given++;
 }
 
