@@ -1639,6 +1639,28 @@ sample_edge(struct worker *w)
 }
 
 /*
+ * A frame line read ahead that is no record's, read here as perf_line
+ * would read it (its frames pushed, a new record made) where that is
+ * what perf_line would do with it: its text has no NUL and no blank or
+ * "\r" last (nothing to trim), and it reads as a frame line (new_line
+ * makes nothing before it knows that).  True if it was read (in a
+ * sample skipped, it is only passed over); else false, the line left
+ * to perf_line.
+ */
+static bool
+fresh_line(struct worker *w, const struct ahead *a, bool skip)
+{
+	const char *s = a->line + 1, *why;
+
+	while (kp_conv_blank(*s))
+		s++;
+	if (kp_conv_blank(a->e[-1]) || a->e[-1] == '\r' ||
+	    memchr(a->line, '\0', (size_t)(a->e - a->line)))
+		return false;
+	return skip || new_line(w, s, (size_t)(a->e - s), &why);
+}
+
+/*
  * The frame lines that follow, while they are lines of records: a line
  * is taken only where perf_line would read it as that record's line:
  * inside a sample read to its end, the line starting with a tab (so it
@@ -1691,8 +1713,15 @@ next_sample:
 		r = id != KP_ID_NONE ? kp_id_rec(T->ids, id) : NULL;
 		if (!r || !line_is(T, r, a->addr, a->p, a->e, java)) {
 			id = find_line(w, a->addr, a->h, a->p, a->e);
-			if (id == KP_ID_NONE)
-				break;
+			if (id == KP_ID_NONE) {
+				/* no record's: a new one here, or the line
+				 * is left to perf_line */
+				if (!fresh_line(w, a, skip))
+					break;
+				cur = a->e + 1;
+				lines++;
+				continue;
+			}
 			r = kp_id_rec(T->ids, id);
 		}
 		cur = a->e + 1;
