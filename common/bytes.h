@@ -40,6 +40,20 @@ kp_bytes_eq(const char *a, const char *b, size_t n)
 #endif
 }
 
+/* s[0..n) copied to d, 16 bytes at a time: up to 15 bytes past either
+ * end are read and written (both have them); d + n returned.  (For
+ * short texts of varying length, where a memcpy call costs more than
+ * the copy.) */
+static inline char *
+kp_copy16(char *d, const char *s, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j += 16)
+		memcpy(d + j, s + j, 16);
+	return d + n;
+}
+
 /* The first byte in [p, e) that is c1 or c2 (in), or that is neither
  * (!in): where it is, or NULL; up to 15 bytes past e readable. */
 static inline const char *

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "folded.h"
 #include "radix.h"
 #include "util.h"
@@ -206,16 +207,11 @@ put(struct obuf *o, const char *s, size_t len)
 static inline void
 put16(struct obuf *o, const char *s, size_t len)
 {
-	char *d;
-	size_t j;
-
 	if (o->n + len + 16 > sizeof(o->b)) {
 		put(o, s, len);
 		return;
 	}
-	d = o->b + o->n;
-	for (j = 0; j < len; j += 16)
-		memcpy(d + j, s + j, 16);
+	kp_copy16(o->b + o->n, s, len);
 	o->n += len;
 }
 

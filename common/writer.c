@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "bytes.h"
 #include "internal.h"
 
 /*
@@ -202,7 +203,8 @@ kp_line_parts(struct kp_line_parts *lp, const char *sym, const char *module)
 	size_t ns = sym ? strlen(sym) : 0, nm = module ? strlen(module) : 0;
 	char *p;
 
-	/* (16 bytes readable past the tail: put_chunks) */
+	/* (16 bytes readable past the tail: kp_line_put copies 16 at a
+	 * time, kp_copy16) */
 	lp->head = p = kp_xmalloc(2 * ns + nm + 32);
 	if (sym) {
 		p = put_str(p, " : ", 3);
@@ -219,23 +221,6 @@ kp_line_parts(struct kp_line_parts *lp, const char *sym, const char *module)
 	lp->sym = sym != NULL;
 }
 
-/* s[0 .. n) at p, 16 bytes at a time: up to 15 bytes past either end
- * read and written (a line's parts have them, and its room) */
-static inline char *
-put_chunks(char *p, const char *s, size_t n)
-{
-#ifdef __SSE2__
-	size_t i;
-
-	for (i = 0; i < n; i += 16)
-		_mm_storeu_si128((__m128i *)(void *)(p + i),
-				 _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
-	return p + n;
-#else
-	return put_str(p, s, n);
-#endif
-}
-
 char *
 kp_line_put(char *p, uint64_t addr, uint64_t off, unsigned flags,
 	    const struct kp_line_parts *lp)
@@ -244,12 +229,12 @@ kp_line_put(char *p, uint64_t addr, uint64_t off, unsigned flags,
 		memcpy(p, " 0x", 3);
 		p = put_hex16(p + 3, addr);
 	}
-	p = put_chunks(p, lp->head, lp->nhead);
+	p = kp_copy16(p, lp->head, lp->nhead);
 	if (flags & KP_F_OFF) {
 		*p++ = '+';
 		p = put_hex(p, off);
 	}
-	p = put_chunks(p, lp->tail, lp->ntail);
+	p = kp_copy16(p, lp->tail, lp->ntail);
 	if (flags & KP_F_INLINE)
 		p = put_str(p, " (inline)", 9);
 	*p++ = '\n';

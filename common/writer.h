@@ -24,7 +24,7 @@ void kp_write_frame(FILE *out, const struct kp_frame *f);
  * kp_line_frame puts it at p and returns its end.  kp_line_parts makes
  * what a function's lines hold of it, once (head: " : " and the symbol,
  * quoted if it must be; tail: " [MODULE]"; free(lp->head) frees both;
- * 16 bytes are readable after the tail);
+ * 16 bytes are readable after the tail: kp_copy16);
  * kp_line_put then puts the line of a frame of that function at p
  * (room: 64 + nhead + ntail) and returns its end: flags KP_F_ADDR,
  * KP_F_OFF (only with a symbol) and KP_F_INLINE.
