@@ -632,111 +632,154 @@ sort_few(struct ord *v, size_t n)
 }
 
 /*
- * v[0 .. run[nrun - 1]) sorted by pos, where it is nearly so: the
- * lanes' runs (run[r]: where run r ends), each in the order its thread
- * met its stacks, with a few out of place (a stack another thread then
- * saw before: its first sight moved earlier).  In each run, the entries
- * below one before them are set aside (in tmp), sorted, and merged back
- * from the end; then the runs are merged in turn, an earlier run's
- * entry first where two are even (as the radix sort keeps them).  The
- * sorted entries: in v or in tmp; NULL, v unchanged, where more than
- * one entry in 8 is out of place (then sort_ord).  On perf2kp's real
- * capture 225 of 118,433 are: 1 ms where the radix sort took 3, on the
- * way from the input's end to the output's first byte.
+ * The stacks of an event in order of first sight, one at a time.  A
+ * lane holds its stacks in the order its thread met them, save a few
+ * that another thread then saw before (their first sight moved
+ * earlier): those, each below one before it in the lane, are set aside
+ * and sorted; the rest of the lane is in order as it lies.  The next
+ * stack is the least of each lane's next in place and next set aside;
+ * of two at one position, the lower lane's first, and in a lane the
+ * one in place (as a stable sort of the lanes one after the other
+ * leaves them).  No array of all the stacks is made: on perf2kp's real
+ * capture (118,433 stacks, 225 set aside) making one, merging it and
+ * the fresh memory for both took 2.2 ms between the input's end and
+ * the output's first byte.
  */
-static struct ord *
-merge_runs(struct ord *v, const size_t *run, int nrun, struct ord *tmp)
-{
-	struct ord *src = v, *dst = tmp, *x;
-	size_t r0, r1, i, j, k, nm, na;
-	uint64_t last;
-	int r;
+struct order {
+	const struct kp_idagg *a;
+	unsigned ev;
+	struct order_lane {
+		size_t k, n;	   /* the next of its stacks looked at; all */
+		uint64_t last;	   /* the position of the last in place */
+		bool any;	   /* one is */
+		struct ord head;   /* the next in place (s NULL: none) */
+		struct ord *aside; /* those set aside, sorted */
+		size_t naside, iaside;
+	} l[KP_CTAB_THREADS];
+};
 
-	for (r = 0; r < nrun; r++) {
-		r0 = r ? run[r - 1] : 0;
-		for (na = 0, last = 0, i = r0; i < run[r]; i++)
-			if (i > r0 && v[i].pos < last)
-				na++;
-			else
-				last = v[i].pos;
-		if (na > (run[r] - r0) / 8)
-			return NULL;
+/* Lane i's next stack of the event (NULL at its end), at *pos; *out,
+ * whether it is set aside. */
+static const struct stk *
+order_lane_next(struct order *o, int i, uint64_t *pos, bool *out)
+{
+	struct order_lane *l = &o->l[i];
+	const struct stk *s;
+
+	while (l->k < l->n) {
+		s = stk_at(o->a, (uint32_t)i << 30 | (uint32_t)l->k++);
+		if (FIRST_EV(s->first) != o->ev)
+			continue;
+		*pos = FIRST_POS(s->first);
+		*out = l->any && *pos < l->last;
+		if (!*out) {
+			l->any = true;
+			l->last = *pos;
+		}
+		return s;
 	}
-	for (r = 0; r < nrun; r++) {
-		r0 = r ? run[r - 1] : 0;
-		r1 = run[r];
-		for (nm = na = 0, i = r0; i < r1; i++)
-			if (nm && v[i].pos < v[r0 + nm - 1].pos)
-				tmp[na++] = v[i];
-			else
-				v[r0 + nm++] = v[i];
-		if (na <= 256)
-			sort_few(tmp, na);
-		else /* (na <= len / 8: the rest of tmp has room) */
-			sort_ord(tmp, na, tmp + na);
-		/* from the end: the place written is never below the
-		 * entries of the run still to be read */
-		for (k = r1, i = nm, j = na; j;)
-			if (i && v[r0 + i - 1].pos > tmp[j - 1].pos)
-				v[--k] = v[r0 + --i];
-			else
-				v[--k] = tmp[--j];
-	}
-	for (r = 1; r < nrun; r++) {
-		r0 = run[r - 1];
-		r1 = run[r];
-		for (i = 0, j = r0, k = 0; i < r0 && j < r1;)
-			dst[k++] = src[j].pos < src[i].pos ? src[j++] : src[i++];
-		memcpy(dst + k, src + i, (r0 - i) * sizeof(*dst));
-		k += r0 - i;
-		memcpy(dst + k, src + j, (r1 - j) * sizeof(*dst));
-		x = src;
-		src = dst;
-		dst = x;
-	}
-	return src;
+	return NULL;
 }
 
-/* The stacks of event ev in order of first sight: *n of them. */
-static struct ord *
-ordered(struct kp_idagg *a, unsigned ev, size_t *n)
+/* Lane i's next stack in place, its head. */
+static void
+order_step(struct order *o, int i)
 {
-	struct ord *v, *tmp, *got;
-	size_t len = 0, cap = 0, k, run[KP_CTAB_THREADS];
-	bool sorted = true;
-	int i, nrun = 0;
+	struct order_lane *l = &o->l[i];
+	const struct stk *s;
+	uint64_t pos;
+	bool out = true;
+
+	while ((s = order_lane_next(o, i, &pos, &out)) != NULL && out)
+		;
+	l->head.pos = pos;
+	l->head.s = s;
+}
+
+static void
+order_start(struct order *o, const struct kp_idagg *a, unsigned ev)
+{
+	struct order_lane *l;
+	const struct stk *s;
+	struct ord *tmp;
+	size_t cap;
+	uint64_t pos;
+	bool out;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->a = a;
+	o->ev = ev;
+	for (i = 0; i < KP_CTAB_THREADS; i++) {
+		l = &o->l[i];
+		l->n = a->stkl[i].n;
+		for (cap = 0; (s = order_lane_next(o, i, &pos, &out)) != NULL;) {
+			if (!out)
+				continue;
+			if (l->naside == cap) {
+				cap = cap ? 2 * cap : 256;
+				l->aside = kp_xrealloc(l->aside,
+						       cap * sizeof(*l->aside));
+			}
+			l->aside[l->naside].pos = pos;
+			l->aside[l->naside++].s = s;
+		}
+		if (l->naside <= 256) {
+			sort_few(l->aside, l->naside);
+		} else {
+			tmp = kp_xmalloc(l->naside * sizeof(*tmp));
+			sort_ord(l->aside, l->naside, tmp);
+			free(tmp);
+		}
+		/* walked again as it is taken */
+		l->k = 0;
+		l->any = false;
+		order_step(o, i);
+	}
+}
+
+/* The next stack in order, or NULL. */
+static const struct stk *
+order_next(struct order *o)
+{
+	const struct ord *best = NULL, *c;
+	const struct stk *s;
+	bool aside = false;
+	int i, at = 0;
+
+	for (i = 0; i < KP_CTAB_THREADS; i++) {
+		c = &o->l[i].head;
+		if (c->s && (!best || c->pos < best->pos)) {
+			best = c;
+			at = i;
+			aside = false;
+		}
+		if (o->l[i].iaside == o->l[i].naside)
+			continue;
+		c = &o->l[i].aside[o->l[i].iaside];
+		if (!best || c->pos < best->pos) {
+			best = c;
+			at = i;
+			aside = true;
+		}
+	}
+	if (!best)
+		return NULL;
+	s = best->s;
+	if (aside)
+		o->l[at].iaside++;
+	else
+		order_step(o, at); /* (best, its head, is replaced) */
+	return s;
+}
+
+static void
+order_end(struct order *o)
+{
+	int i;
 
 	for (i = 0; i < KP_CTAB_THREADS; i++)
-		cap += a->stkl[i].n;
-	v = kp_xmalloc((cap ? cap : 1) * sizeof(*v));
-	kp_populate(v, cap * sizeof(*v));
-	for (i = 0; i < KP_CTAB_THREADS; i++) {
-		for (k = 0; k < a->stkl[i].n; k++) {
-			const struct stk *s = stk_at(a, (uint32_t)i << 30 |
-							    (uint32_t)k);
-
-			if (FIRST_EV(s->first) != ev)
-				continue;
-			v[len].pos = FIRST_POS(s->first);
-			v[len].s = s;
-			if (len && v[len].pos < v[len - 1].pos)
-				sorted = false;
-			len++;
-		}
-		if (len && (!nrun || run[nrun - 1] < len))
-			run[nrun++] = len;
-	}
-	if (!sorted) {
-		tmp = kp_xmalloc(len * sizeof(*tmp));
-		kp_populate(tmp, len * sizeof(*tmp));
-		if (!(got = merge_runs(v, run, nrun, tmp)))
-			sort_ord(v, len, tmp);
-		else if (got == tmp)
-			tmp = v, v = got;
-		free(tmp);
-	}
-	*n = len;
-	return v;
+		free(o->l[i].aside);
 }
 
 void
@@ -745,12 +788,13 @@ kp_id_each(struct kp_idagg *a, unsigned ev,
 		      uint64_t count),
 	   void *arg)
 {
-	size_t n, i;
-	struct ord *v = ordered(a, ev, &n);
+	struct order o;
+	const struct stk *s;
 
-	for (i = 0; i < n; i++)
-		fn(arg, v[i].s->ids, v[i].s->ids[-1], v[i].s->count);
-	free(v);
+	order_start(&o, a, ev);
+	while ((s = order_next(&o)) != NULL)
+		fn(arg, s->ids, s->ids[-1], s->count);
+	order_end(&o);
 }
 
 struct to_agg {
@@ -866,34 +910,37 @@ void
 kp_id_write(FILE *out, struct kp_idagg *a, unsigned ev)
 {
 	struct out o = { out, NULL, NULL, NULL };
-	struct ord *v;
+	const struct stk *ring[4], *s, *x; /* this stack and the next */
+	struct order ord;
 	size_t n, i, k;
 	char dec[24], *p, *q;
 
 	kp_write_meta(out);
 	tables_free(a);
 #ifdef __GLIBC__
-	/* the tables' memory back to the system before the order's is
+	/* the tables' memory back to the system before the output's is
 	 * taken, so that writing does not raise the peak */
 	malloc_trim(0);
 #endif
-	v = ordered(a, ev, &n);
+	order_start(&ord, a, ev);
 	o.buf = o.p = kp_xmalloc(OUT_BUF);
 	o.end = o.buf + OUT_BUF;
+	for (n = 0; n < 3 && (ring[n] = order_next(&ord)) != NULL; n++)
+		;
 	for (i = 0; i < n; i++) {
-		const struct stk *s = v[i].s;
-		uint64_t c = s->count;
+		uint64_t c;
 
+		s = ring[i & 3];
+		c = s->count;
+		if (n == i + 3 && (x = order_next(&ord)) != NULL)
+			ring[n++ & 3] = x;
 		/* what the stacks after this one read, fetched meanwhile:
-		 * their entries, their ids, the next one's records */
-		if (i + 4 < n)
-			__builtin_prefetch(v[i + 4].s);
+		 * their ids, the next one's records */
 		if (i + 2 < n)
-			__builtin_prefetch(v[i + 2].s->ids);
+			__builtin_prefetch(ring[(i + 2) & 3]->ids);
 		if (i + 1 < n)
-			for (k = 0; k < v[i + 1].s->ids[-1]; k++)
-				__builtin_prefetch(kp_id_rec(a,
-							     v[i + 1].s->ids[k]));
+			for (x = ring[(i + 1) & 3], k = 0; k < x->ids[-1]; k++)
+				__builtin_prefetch(kp_id_rec(a, x->ids[k]));
 
 		p = out_room(&o, 2);
 		*p++ = '!';
@@ -919,5 +966,5 @@ kp_id_write(FILE *out, struct kp_idagg *a, unsigned ev)
 	o.p = p;
 	out_flush(&o);
 	free(o.buf);
-	free(v);
+	order_end(&ord);
 }

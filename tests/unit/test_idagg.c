@@ -382,9 +382,9 @@ test_order(void)
  * the even stacks, lane 1 the odd ones, each in order of position; then
  * some are seen again earlier by the other lane (the one that made them
  * keeps them, out of place in its run): seven by hand, and 300 of lane
- * 1's (more than a few to set aside, fewer than one in 8).  Each comes
- * out at its least position, whether the runs are merged (so here) or
- * sorted whole (test_order: all of them out of place). */
+ * 1's (more than the 256 set aside that an insertion sort orders).
+ * Each comes out at its least position, whether few of a lane's stacks
+ * are out of place (so here) or all but its first (test_order). */
 #define NRUN 6000
 
 struct order_runs {
