@@ -687,7 +687,7 @@ order_step(struct order *o, int i)
 {
 	struct order_lane *l = &o->l[i];
 	const struct stk *s;
-	uint64_t pos;
+	uint64_t pos = 0;
 	bool out = true;
 
 	while ((s = order_lane_next(o, i, &pos, &out)) != NULL && out)
@@ -910,7 +910,7 @@ void
 kp_id_write(FILE *out, struct kp_idagg *a, unsigned ev)
 {
 	struct out o = { out, NULL, NULL, NULL };
-	const struct stk *ring[4], *s, *x; /* this stack and the next */
+	const struct stk *ring[4], *s, *x; /* this stack and the next 3 */
 	struct order ord;
 	size_t n, i, k;
 	char dec[24], *p, *q;
